@@ -1,0 +1,56 @@
+"""``python -m cognition.bench``: speed and memory benchmarks, measured side by side.
+
+Each suite lives in ``cognition/benchmarks/<suite>.py`` and exposes
+``main(argv) -> dict``: it parses its own flags, prints a text table and returns
+JSON-able results. Ratios are always measured within one run, because shared
+machines are noisy.
+
+    python -m cognition.bench                 # every suite
+    python -m cognition.bench phi --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+
+SUITES = {
+    "phi": "Gaussian Phi: exhaustive MIB (n=4..16) and Queyranne (n=32..128)",
+    "quantum": "1000 parameter sets: per-set Aer loop vs one batched Aer call vs torch statevector",
+    "iit3": "exact IIT 3.0 Phi by node count",
+    "agents": "cycles/s and agent-cycles/s per mode and agent count, batch vs per-agent loop",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m cognition.bench",
+        description="Benchmarks. Suites: " + "; ".join(f"{k}: {v}" for k, v in SUITES.items()),
+    )
+    p.add_argument("suite", nargs="?", choices=sorted(SUITES), help="suite to run (default: all)")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, rest = _parser().parse_known_args(argv)
+    if args.json:
+        out = Path(args.json)
+        if not out.parent.exists():
+            print(f"error: --json {args.json}: directory {out.parent} does not exist", file=sys.stderr)
+            return 2
+    suites = [args.suite] if args.suite else list(SUITES)
+    results = {}
+    for name in suites:
+        module = importlib.import_module(f"cognition.benchmarks.{name}")
+        print(f"== {name}: {SUITES[name]}")
+        results[name] = module.main(rest if args.suite else [])
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
