@@ -1,0 +1,57 @@
+"""Cognitive modules and their registry.
+
+``REGISTRY[name][variant]`` maps a module name and a variant ("quantum" or
+"classical") to its class; :func:`build_modules` turns a configuration into
+module instances. Quantum variants receive a quantum backend; classical ones
+never import qiskit.
+"""
+from __future__ import annotations
+
+from cognition.errors import ConfigError
+from cognition.modules.base import CognitiveModule, Proposal, State, cat_trees, slice_tree
+from cognition.modules.expectation import ClassicalExpectation, QuantumExpectation
+from cognition.modules.hybrid import Hybrid
+from cognition.modules.unconscious import ClassicalUnconscious, QuantumUnconscious
+
+REGISTRY = {
+    "expectation": {"quantum": QuantumExpectation, "classical": ClassicalExpectation},
+    "unconscious": {"quantum": QuantumUnconscious, "classical": ClassicalUnconscious},
+    "hybrid": {"quantum": Hybrid, "classical": Hybrid},
+}
+CIRCUIT_MODULES = ("expectation", "unconscious")
+
+
+def lookup(name: str, variant: str):
+    try:
+        variants = REGISTRY[name]
+    except KeyError:
+        raise ConfigError("modules.enabled", name, "one of " + ", ".join(REGISTRY)) from None
+    try:
+        return variants[variant]
+    except KeyError:
+        raise ConfigError(f"{name} variant", variant, "one of " + ", ".join(variants)) from None
+
+
+def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = None) -> list[CognitiveModule]:
+    """Instantiate the enabled modules in declared order.
+
+    backend: a ``quantum`` backend, or None when quantum is disabled.
+    widths:  module name -> qubit width after the cap (see ``quantum.resolve_width``).
+    """
+    quantum = cfg.quantum.mode != "disabled"
+    variant = "quantum" if quantum else "classical"
+    seed, D = cfg.run.seed, cfg.run.content_dim
+    modules = []
+    for name in cfg.modules.enabled:
+        mcfg = getattr(cfg.modules, name)
+        cls = lookup(name, variant)
+        if name == "hybrid":
+            modules.append(cls(mcfg, dtype, device, model="quantum" if quantum else "markov"))
+        elif quantum:
+            modules.append(cls(mcfg, D, seed, dtype, device, backend=backend, width=widths[name]))
+        else:
+            modules.append(cls(mcfg, D, seed, dtype, device))
+    return modules
+
+
+__all__ = ["CognitiveModule", "Proposal", "State", "REGISTRY", "build_modules", "cat_trees", "slice_tree"]

@@ -1,0 +1,91 @@
+"""Turn a validated Config into a ready IntegrationLoop: the runtime's decisions.
+
+Science code never probes hardware; this is where the package does it: which
+torch device, which quantum backend (and why), which qubit widths under the
+cap. Every decision is returned with its reason, for provenance.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cognition.errors import ConfigError, UsageError
+
+
+@dataclass
+class Assembly:
+    loop: object
+    device: dict  # device, reason, fell_back
+    quantum_backend: dict | None
+    components: dict  # module name -> describe()
+    notes: list[str] = field(default_factory=list)
+
+
+def _device(cfg) -> dict:
+    from cognition.runtime.device import DeviceUnavailableError, resolve_device
+
+    try:
+        choice = resolve_device(cfg.runtime.device, allow_cpu_fallback=cfg.runtime.allow_cpu_fallback)
+    except DeviceUnavailableError as exc:
+        raise UsageError(f"--device {cfg.runtime.device}: {exc}") from None
+    except ValueError as exc:
+        raise ConfigError("runtime.device", cfg.runtime.device, str(exc)) from None
+    return {"device": choice.device, "reason": choice.reason, "fell_back": choice.fell_back}
+
+
+def _quantum_backend(cfg):
+    """The backend every circuit module shares, with provenance."""
+    from quantum import BackendUnavailableError, aer_info, make_backend
+
+    q = cfg.quantum
+    if q.mode == "full":
+        kind = "aer" if q.backend == "auto" else q.backend
+        threads = None
+    else:
+        kind, threads = q.backend, q.lite_threads
+    device = "cpu"
+    if kind == "aer" and aer_info().get("gpu"):
+        device = "gpu"
+    widths = [getattr(cfg.modules, n).qubits for n in ("expectation", "unconscious") if n in cfg.modules.enabled]
+    budget = cfg.runtime.memory_budget_mb * 2**20 if cfg.runtime.memory_budget_mb else None
+    try:
+        backend = make_backend(kind=kind, device=device, max_qubits=q.qubit_cap, threads=threads,
+                               precision=q.precision, memory_budget_bytes=budget,
+                               expected_width=max(widths, default=1), expected_batch=cfg.run.agents)
+    except BackendUnavailableError as exc:
+        raise UsageError(f"quantum.backend {kind} ({device}): {exc}") from None
+    return backend
+
+
+def _widths(cfg) -> tuple[dict, list[str]]:
+    from quantum import resolve_width
+
+    widths, notes = {}, []
+    for name in ("expectation", "unconscious"):
+        width, note = resolve_width(getattr(cfg.modules, name).qubits, cfg.quantum.qubit_cap,
+                                    cfg.quantum.on_cap_exceeded)
+        widths[name] = width
+        if note:
+            notes.append(f"{name}: {note}")
+    return widths, notes
+
+
+def assemble(cfg) -> Assembly:
+    import torch
+
+    from cognition.loop import IntegrationLoop
+    from cognition.modules import build_modules
+
+    device = _device(cfg)
+    dtype = torch.float64 if cfg.run.dtype == "float64" else torch.float32
+    backend, widths, notes = None, None, []
+    if cfg.quantum.mode != "disabled":
+        widths, notes = _widths(cfg)
+        backend = _quantum_backend(cfg)
+    modules = build_modules(cfg, dtype=dtype, device=device["device"], backend=backend, widths=widths)
+    loop = IntegrationLoop(cfg, modules, device=device["device"], dtype=dtype)
+    components = {m.name: m.describe() for m in modules}
+    components["workspace"] = {"variant": "classical", "backend": "torch", "reads": list(loop.declared)}
+    qb = None
+    if backend is not None:
+        qb = dict(backend.describe(), reason=backend.reason)
+    return Assembly(loop, device, qb, components, notes)

@@ -1,0 +1,31 @@
+"""Success criteria, checked at the end of a run (config section ``criteria``)."""
+from __future__ import annotations
+
+import math
+
+
+def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecovered_errors: int) -> list[dict]:
+    """One entry per criterion: name, passed, value, required."""
+    c = cfg.criteria
+    out = [{"name": "run completed", "passed": status == "completed", "value": status,
+            "required": "completed"},
+           {"name": "unrecovered errors", "passed": unrecovered_errors <= c.max_unrecovered_errors,
+            "value": unrecovered_errors, "required": f"<= {c.max_unrecovered_errors}"}]
+    mean = phi_summary.get("mean_bits")
+    out.append({"name": "Phi estimated and finite", "passed": mean is not None and math.isfinite(mean),
+                "value": mean, "required": "a finite number of bits"})
+    if c.min_mean_phi_bits is not None:
+        out.append({"name": "mean Phi", "passed": mean is not None and mean >= c.min_mean_phi_bits,
+                    "value": mean, "required": f">= {c.min_mean_phi_bits} bits"})
+    if c.require_significant:
+        whole = phi_summary.get("whole_run") or {}
+        p = (whole.get("p_value") or {}).get(cfg.phi.measure)
+        passed = p is not None and p < c.alpha
+        out.append({"name": "Phi distinguishable from the null model", "passed": passed, "value": p,
+                    "required": f"surrogate p-value < {c.alpha}" + ("" if p is not None else
+                                                                      " (needs phi.surrogates > 0)")})
+    if not c.allow_classical_fallback:
+        fell_back = bool(provenance.get("classical_fallback")) or bool(provenance["device"].get("fell_back"))
+        out.append({"name": "no unrequested fallback", "passed": not fell_back, "value": fell_back,
+                    "required": "no classical or CPU fallback that was not asked for"})
+    return out

@@ -1,0 +1,150 @@
+"""IntegrationLoop: one cycle of the architecture, and Phi over the recorded units.
+
+One cycle, for a batch of agents (leading dimension of every tensor):
+
+1. each module, in the wiring graph's topological order, reads the previous
+   broadcast (and any same-cycle proposal it declares) and proposes content
+   with a salience;
+2. the shared workspace runs the competition and broadcasts;
+3. modules learn from the broadcast; the loop records every unit's signal
+   and updates Phi over a trailing window.
+
+The system's units for Phi are two summary signals per node of the wiring
+graph (docs/architecture.md, "Units of Phi"):
+
+* each module: its salience, and the alignment mean_d(content * b_{t-1});
+* the workspace: the winning weight max_m w_m, and the broadcast mean.
+
+With M modules that is n = 2 (M + 1) units (8 for the default architecture):
+few enough that a covariance over a short run of a handful of agents is
+estimable (with Ledoit-Wolf shrinkage), many enough to have a nontrivial
+minimum-information bipartition.
+
+The loop is pure with respect to its state: :meth:`step` takes a
+:class:`LoopState` and returns a new one, so a cycle can be retried from the
+state before it and a run resumed from a checkpoint bit for bit.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from cognition.modules.base import cat_trees, slice_tree
+from cognition.streams import AgentStreams
+from cognition.workspace import SharedWorkspace, execution_order, wiring_graph
+
+UNIT_SIGNALS = ("salience", "alignment")
+WORKSPACE_SIGNALS = ("winning_weight", "broadcast_mean")
+SAMPLES_PER_UNIT = 4  # pooled samples per unit a per-cycle Phi estimate asks for
+
+
+@dataclass
+class LoopState:
+    """Everything a cycle reads. ``cycle`` counts completed cycles."""
+
+    cycle: int
+    broadcast: torch.Tensor  # (agents, D)
+    modules: dict  # module name -> State
+    units: np.ndarray  # (agents, cycles, n_units) float64, filled up to ``cycle``
+
+
+@dataclass
+class CycleRecord:
+    """What one cycle produced, reduced over agents, for metrics.jsonl."""
+
+    cycle: int
+    salience: dict
+    winner_share: dict
+    extras: dict
+    phi: dict | None = None
+    per_agent: dict = field(default_factory=dict)
+
+
+class IntegrationLoop:
+    def __init__(self, cfg, modules, *, device, dtype):
+        self.cfg, self.device, self.dtype = cfg, device, dtype
+        self.modules = {m.name: m for m in modules}
+        self.declared = [m.name for m in modules]
+        self.graph = wiring_graph(modules)
+        self.order = execution_order(self.graph, self.declared)
+        self.workspace = SharedWorkspace(cfg.workspace, self.declared)
+        self.unit_names = [f"{m}.{s}" for m in self.declared for s in UNIT_SIGNALS] + \
+                          [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
+        self.agents = np.arange(cfg.run.agents)
+
+    @property
+    def n_units(self) -> int:
+        return len(self.unit_names)
+
+    @property
+    def phi_window(self) -> int:
+        """Cycles per per-cycle Phi estimate: the configured window, widened for few agents."""
+        lagged = math.ceil(SAMPLES_PER_UNIT * self.n_units / len(self.agents))
+        return max(self.cfg.phi.window, lagged + self.cfg.phi.lag)
+
+    def initial_state(self) -> LoopState:
+        D = self.cfg.run.content_dim
+        init = AgentStreams(self.cfg.run.seed, self.agents, "init", 0)
+        b0 = torch.as_tensor(0.5 * init.normal(D), dtype=self.dtype, device=self.device)
+        states = {n: m.init_state(self.agents, init) for n, m in self.modules.items()}
+        units = np.full((len(self.agents), self.cfg.run.cycles, self.n_units), np.nan)
+        return LoopState(0, b0, states, units)
+
+    def _chunk(self, state: LoopState, index: slice, cycle: int):
+        """Run one cycle for the agents ``index``; return (broadcast, module states, signals, proposals)."""
+        agents = self.agents[index]
+        b_prev = state.broadcast[index]
+        inputs, new_states = {"broadcast": b_prev}, {}
+        for name in self.order:
+            streams = AgentStreams(self.cfg.run.seed, agents, name, cycle)
+            proposal, new_states[name] = self.modules[name].propose(
+                slice_tree(state.modules[name], index), inputs, streams)
+            inputs[name] = proposal
+        proposals = {n: inputs[n] for n in self.declared}
+        bc = self.workspace.compete(proposals, b_prev)
+        for name in self.declared:
+            new_states[name] = self.modules[name].learn(new_states[name], bc.content)
+        signals = [torch.stack([p.salience, (p.content * b_prev).mean(dim=1)], dim=1)
+                   for p in proposals.values()]
+        signals.append(torch.stack([bc.weights.max(dim=1).values, bc.content.mean(dim=1)], dim=1))
+        per_agent = {"winner": bc.winner, **{f"{n}.salience": p.salience for n, p in proposals.items()},
+                     **{f"{n}.{k}": v for n, p in proposals.items() for k, v in p.extras.items()}}
+        return bc.content, new_states, torch.cat(signals, dim=1), per_agent
+
+    def step(self, state: LoopState, batch: int | None = None) -> tuple[LoopState, CycleRecord]:
+        """Advance one cycle, ``batch`` agents per launch (None: all at once)."""
+        cycle = state.cycle + 1
+        A = len(self.agents)
+        batch = A if batch is None else max(1, min(batch, A))
+        parts = [self._chunk(state, slice(s, min(s + batch, A)), cycle) for s in range(0, A, batch)]
+        broadcast = torch.cat([p[0] for p in parts])
+        modules = {n: cat_trees([p[1][n] for p in parts]) for n in self.declared}
+        signals = torch.cat([p[2] for p in parts]).detach().cpu().double().numpy()
+        per_agent = cat_trees([p[3] for p in parts])
+        units = state.units.copy()
+        units[:, cycle - 1, :] = signals
+        new_state = LoopState(cycle, broadcast, modules, units)
+        return new_state, self._record(cycle, per_agent, units)
+
+    def _record(self, cycle: int, per_agent: dict, units: np.ndarray) -> CycleRecord:
+        winners = per_agent["winner"].cpu().numpy()
+        share = {n: float(np.mean(winners == i)) for i, n in enumerate(self.declared)}
+        means = {k: float(v.double().mean()) for k, v in per_agent.items() if k != "winner"}
+        salience = {k.split(".")[0]: v for k, v in means.items() if k.endswith(".salience")}
+        extras = {k: v for k, v in means.items() if not k.endswith(".salience")}
+        return CycleRecord(cycle, salience, share, extras, phi=self.phi_at(units, cycle))
+
+    def phi_at(self, units: np.ndarray, cycle: int) -> dict | None:
+        """Phi over the trailing window ending at ``cycle`` (None while the window fills)."""
+        from cognition import phi
+
+        W = self.phi_window
+        if cycle < W:
+            return None
+        X = units[:, cycle - W:cycle, :]
+        r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage)
+        return {"phi_wms": r.phi_wms, "phi_r": r.phi_r, "tdmi": r.tdmi,
+                "mib": [list(r.mib[0]), list(r.mib[1])]}

@@ -1,0 +1,94 @@
+"""The module protocol every cognitive module implements, quantum or classical.
+
+A module is a pure step function over an explicit, per-agent state: every
+tensor in a state or proposal has the agents on its leading dimension, so the
+loop can slice a batch of agents into smaller launches (for OOM recovery, or to
+compare a batch against one agent at a time) and stitch the results back.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import torch
+
+from cognition.streams import AgentStreams
+
+State = dict[str, torch.Tensor]
+
+
+@dataclass
+class Proposal:
+    """What a module offers the workspace at one cycle.
+
+    content:  (agents, D) the proposed workspace content
+    salience: (agents,)   how strongly it bids for access (dimensionless, >= 0)
+    extras:   name -> (agents,) per-agent diagnostics recorded in the metrics
+    """
+
+    content: torch.Tensor
+    salience: torch.Tensor
+    extras: dict[str, torch.Tensor] = field(default_factory=dict)
+
+
+class CognitiveModule(ABC):
+    """One node of the architecture.
+
+    ``reads`` names what the module consumes: ``"broadcast"`` is the workspace
+    broadcast of the previous cycle; any other name is the proposal another
+    module makes in the same cycle, which fixes the order modules run in.
+    """
+
+    name: str = ""
+    reads: tuple[str, ...] = ("broadcast",)
+    variant: str = "classical"  # "quantum" or "classical"
+
+    @property
+    def backend_name(self) -> str:
+        return "torch"
+
+    @abstractmethod
+    def init_state(self, agents, streams: AgentStreams) -> State:
+        """The state before cycle 1 for the given agent indices."""
+
+    @abstractmethod
+    def propose(self, state: State, inputs: dict, streams: AgentStreams) -> tuple[Proposal, State]:
+        """Read ``inputs`` (broadcast and same-cycle proposals), return a proposal and new state."""
+
+    def learn(self, state: State, broadcast: torch.Tensor) -> State:
+        """Update from the broadcast that won this cycle (default: nothing to learn)."""
+        return state
+
+    def describe(self) -> dict:
+        return {"variant": self.variant, "backend": self.backend_name, "reads": list(self.reads)}
+
+
+def seeded_generator(seed: int, salt: int) -> torch.Generator:
+    """A torch CPU generator for a module's fixed random weights (its 'anatomy')."""
+    g = torch.Generator()
+    g.manual_seed((int(seed) * 1_000_003 + salt) % (2**63 - 1))
+    return g
+
+
+def slice_tree(tree, index):
+    """Select agents ``index`` from every tensor of a nested dict/Proposal."""
+    if isinstance(tree, torch.Tensor):
+        return tree[index]
+    if isinstance(tree, Proposal):
+        return Proposal(tree.content[index], tree.salience[index], slice_tree(tree.extras, index))
+    if isinstance(tree, dict):
+        return {k: slice_tree(v, index) for k, v in tree.items()}
+    raise TypeError(f"cannot slice {type(tree).__name__}")
+
+
+def cat_trees(trees: list):
+    """Inverse of :func:`slice_tree`: concatenate chunks along the agent dimension."""
+    first = trees[0]
+    if isinstance(first, torch.Tensor):
+        return torch.cat(trees, dim=0)
+    if isinstance(first, Proposal):
+        return Proposal(torch.cat([t.content for t in trees]), torch.cat([t.salience for t in trees]),
+                        cat_trees([t.extras for t in trees]))
+    if isinstance(first, dict):
+        return {k: cat_trees([t[k] for t in trees]) for k in first}
+    raise TypeError(f"cannot concatenate {type(first).__name__}")

@@ -1,0 +1,125 @@
+"""Expectation: predicts the next workspace broadcast; its prediction error is its salience.
+
+Both variants share one structure, a fixed nonlinear feature map with a leaky
+memory and a trained linear readout (reservoir computing; Jaeger 2001,
+Fujii & Nakajima 2017 for the quantum reservoir):
+
+    q_t = phi(b_{t-1})                       feature map (quantum or classical)
+    f_t = (1 - leak) f_{t-1} + leak q_t      feature memory
+    p_t = W_t^T [f_t; 1]                     prediction of the broadcast b_t
+    salience_t = mean_d (b_{t-1} - p_{t-1})^2   last cycle's prediction error
+
+W is learned online by recursive least squares once b_t is known.
+
+Quantum phi: a re-uploading angle-encoded reservoir circuit run on a quantum
+backend; features are <Z_q> and nearest-neighbour <Z_q Z_q+1> on a ring.
+Classical phi: a GRU cell with fixed random weights; features are its hidden state.
+"""
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+
+import torch
+
+from cognition.modules.base import CognitiveModule, Proposal, seeded_generator
+from cognition.modules.readout import rls_init, rls_predict, rls_update
+
+
+class Expectation(CognitiveModule):
+    name = "expectation"
+    reads = ("broadcast",)
+
+    def __init__(self, cfg, content_dim: int, seed: int, dtype, device):
+        self.cfg, self.D, self.dtype, self.device = cfg, content_dim, dtype, device
+        self.seed = seed
+
+    n_features: int
+
+    @abstractmethod
+    def features(self, state, broadcast) -> tuple[torch.Tensor, dict]:
+        """The feature map q_t = phi(b_{t-1}): (agents, n_features), plus state updates."""
+
+    def init_state(self, agents, streams):
+        A = len(agents)
+        zeros = lambda *s: torch.zeros(*s, dtype=self.dtype, device=self.device)  # noqa: E731
+        state = {"features": zeros(A, self.n_features), "prediction": zeros(A, self.D),
+                 "error": zeros(A)}
+        state.update(rls_init(A, self.n_features + 1, self.D, self.cfg.ridge, self.dtype, self.device))
+        return state
+
+    def propose(self, state, inputs, streams):
+        b_prev = inputs["broadcast"]
+        q, extra_state = self.features(state, b_prev)
+        leak = self.cfg.leak
+        f = (1.0 - leak) * state["features"] + leak * q
+        f1 = torch.cat([f, torch.ones_like(f[:, :1])], dim=1)
+        prediction = rls_predict(state["W"], f1)
+        new_state = dict(state, features=f, prediction=prediction, **extra_state)
+        return Proposal(prediction, state["error"], {}), new_state
+
+    def learn(self, state, broadcast):
+        f1 = torch.cat([state["features"], torch.ones_like(state["features"][:, :1])], dim=1)
+        W, P = rls_update(state["W"], state["P"], f1, broadcast, self.cfg.forgetting)
+        error = ((broadcast - state["prediction"]) ** 2).mean(dim=1)
+        return dict(state, W=W, P=P, error=error)
+
+
+class QuantumExpectation(Expectation):
+    variant = "quantum"
+
+    def __init__(self, cfg, content_dim, seed, dtype, device, backend, width: int):
+        super().__init__(cfg, content_dim, seed, dtype, device)
+        from quantum import angle_encoded_reservoir
+
+        self.backend = backend
+        self.circuit = angle_encoded_reservoir(width, content_dim, cfg.depth, seed)
+        self.pairs = [(q, (q + 1) % width) for q in range(width)] if width > 1 else []
+        self.n_features = width + len(self.pairs)
+
+    @property
+    def backend_name(self):
+        return self.backend.name
+
+    def features(self, state, broadcast):
+        angles = (math.pi * torch.tanh(broadcast)).detach().cpu().double().numpy()
+        parts = [self.backend.expectations_z(self.circuit, angles)]
+        if self.pairs:
+            parts.append(self.backend.expectations_zz(self.circuit, angles, self.pairs))
+        q = torch.cat([torch.as_tensor(p) for p in parts], dim=1)
+        return q.to(dtype=self.dtype, device=self.device), {}
+
+    def describe(self):
+        return dict(super().describe(), qubits=self.circuit.n_qubits, circuit=self.circuit.name)
+
+
+class ClassicalExpectation(Expectation):
+    variant = "classical"
+
+    def __init__(self, cfg, content_dim, seed, dtype, device):
+        super().__init__(cfg, content_dim, seed, dtype, device)
+        self.n_features = cfg.hidden
+        g = seeded_generator(seed, salt=11)
+        self.gru = torch.nn.GRUCell(content_dim, cfg.hidden, dtype=dtype)
+        with torch.no_grad():
+            bound = 1.0 / math.sqrt(cfg.hidden)
+            for p in self.gru.parameters():
+                p.copy_(torch.empty(p.shape, dtype=dtype).uniform_(-bound, bound, generator=g))
+        self.gru.to(device).requires_grad_(False)
+
+    @property
+    def backend_name(self):
+        return f"torch-gru-{torch.device(self.device).type}"
+
+    def init_state(self, agents, streams):
+        state = super().init_state(agents, streams)
+        state["hidden"] = torch.zeros(len(agents), self.cfg.hidden, dtype=self.dtype, device=self.device)
+        return state
+
+    def features(self, state, broadcast):
+        with torch.no_grad():
+            h = self.gru(broadcast, state["hidden"])
+        return h, {"hidden": h}
+
+    def describe(self):
+        return dict(super().describe(), hidden=self.cfg.hidden)

@@ -1,0 +1,88 @@
+"""A Session is one run from a validated config to its report.
+
+Order matters: every check that can fail on bad input (allocator string,
+device, quantum backend, run directory) happens in ``__init__``, before
+anything is written; :meth:`run` then cannot fail on user input.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from cognition.errors import UsageError
+
+
+def _progress(total: int):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="cycles", unit="cycle", disable=not sys.stderr.isatty(), leave=False)
+
+
+class Session:
+    def __init__(self, cfg, *, out=None, resume_dir=None, faults=None, argv=None):
+        from cognition.assemble import assemble
+        from cognition.rundir import create_run_dir
+
+        self.cfg, self.faults, self.resume = cfg, faults, resume_dir is not None
+        self.allocator = self._allocator(cfg)
+        self.assembly = assemble(cfg)
+        if resume_dir is not None:
+            self.run_dir = Path(resume_dir)
+        else:
+            self.run_dir = create_run_dir(out, label=cfg.quantum.mode)
+        self.argv = argv or []
+
+    @staticmethod
+    def _allocator(cfg) -> dict | None:
+        from cognition.runtime.allocator import AllocatorConfigError, alloc_conf_in_effect, apply_alloc_conf
+
+        if cfg.runtime.alloc_conf is None:
+            return alloc_conf_in_effect()
+        try:
+            apply_alloc_conf(cfg.runtime.alloc_conf)
+        except AllocatorConfigError as exc:
+            raise UsageError(f"runtime.alloc_conf: {exc}") from None
+        return alloc_conf_in_effect()
+
+    def _write_inputs(self) -> dict:
+        from cognition import provenance
+        from cognition.rundir import write_json, write_yaml
+
+        a = self.assembly
+        prov = provenance.collect(self.cfg, device=a.device, components=a.components,
+                                  quantum_backend=a.quantum_backend, notes=a.notes, argv=self.argv)
+        prov["allocator"] = self.allocator
+        if self.resume:
+            prov["resumed"] = True
+            prov_path = self.run_dir / "provenance.resume.json"
+        else:
+            write_yaml(self.run_dir / "config.yaml", self.cfg.to_dict())
+            prov_path = self.run_dir / "provenance.json"
+        write_json(prov_path, prov)
+        return prov
+
+    def run(self) -> dict:
+        from cognition import analysis, criteria, report
+        from cognition.runner import Runner
+        from cognition.runtime.telemetry import MemoryTelemetry, summarise
+
+        prov = self._write_inputs()
+        loop = self.assembly.loop
+        telemetry = MemoryTelemetry(loop.device)
+        progress = _progress(self.cfg.run.cycles)
+        runner = Runner(self.cfg, loop, self.run_dir, faults=self.faults, telemetry=telemetry, progress=progress)
+        try:
+            outcome = runner.run(resume=self.resume)
+        finally:
+            progress.close()
+        phi_summary = analysis.summarise_phi(self.cfg, outcome.records, outcome.units, loop.unit_names,
+                                             loop.phi_window)
+        unrecovered = 1 if outcome.status == "failed" else 0
+        checks = criteria.evaluate(self.cfg, status=outcome.status, phi_summary=phi_summary,
+                                   provenance=prov, unrecovered_errors=unrecovered)
+        tel = summarise([r["telemetry"] for r in outcome.records if r.get("telemetry")])
+        rep = report.build(status=outcome.status, message=outcome.message, phi_summary=phi_summary,
+                           criteria=checks, provenance=prov, retries=outcome.retries,
+                           records=outcome.records, telemetry_summary=tel)
+        report.write(self.run_dir, rep, outcome.records)
+        return rep

@@ -1,0 +1,152 @@
+"""``python -m cognition.validate``: run the architecture and write a Phi report.
+
+Exit codes: 0 every criterion passed; 1 a criterion failed, or the run stopped
+(a signal, an unrecoverable out-of-memory error; a checkpoint is written);
+2 usage or configuration error (nothing is written).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from cognition.config import available_presets, config_from_resolved, load_config, read_yaml
+from cognition.errors import UsageError
+
+EXIT_OK, EXIT_CRITERIA, EXIT_USAGE = 0, 1, 2
+QUICK_CYCLES = 3
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: expected an integer >= 1")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: expected an integer >= 0")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _OneLineParser(prog="python -m cognition.validate", description=(
+        "Run the hybrid cognitive architecture and write a Phi report into a new run directory. "
+        "Exit 0 when every success criterion passes, 1 when one fails or the run stops, 2 on bad input."))
+    p.add_argument("--cycles", type=_positive_int, help="cycles to run (config run.cycles, default 50)")
+    p.add_argument("--seed", type=_nonnegative_int, help="master seed (config run.seed, default 0)")
+    p.add_argument("--agents", type=_positive_int, help="agents simulated as one batch (run.agents, default 8)")
+    p.add_argument("--config", metavar="FILE", help="YAML file overriding the preset")
+    p.add_argument("--preset", metavar="NAME", help=f"named preset from configs/: {', '.join(available_presets())}")
+    p.add_argument("--out", metavar="DIR", help="run directory to create (must not exist or be empty); "
+                   "default runs/<time>-<mode>-<random>")
+    p.add_argument("--device", metavar="DEV", help="auto | cpu | cuda | cuda:N (runtime.device, default auto)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--disable-quantum", action="store_true",
+                      help="classical counterparts for every quantum component; never imports qiskit")
+    mode.add_argument("--quantum-lite", action="store_true",
+                      help="real circuits under a qubit cap (quantum.lite_max_qubits, default 16) and "
+                           "an Aer thread limit (quantum.lite_threads, default 4)")
+    p.add_argument("--quick", action="store_true",
+                   help=f"smoke test in seconds: imports, device, {QUICK_CYCLES} cycles, no Phi criteria")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped or killed run from its last good checkpoint")
+    p.add_argument("--inject-fault", metavar="SPEC", help="rehearse failures, e.g. oom@7 or oom@5:always "
+                   "(see docs/runtime.md)")
+    return p
+
+
+def _overrides(args) -> dict:
+    ov: dict = {}
+    put = lambda section, key, value: ov.setdefault(section, {}).__setitem__(key, value)  # noqa: E731
+    if args.cycles is not None:
+        put("run", "cycles", args.cycles)
+    if args.seed is not None:
+        put("run", "seed", args.seed)
+    if args.agents is not None:
+        put("run", "agents", args.agents)
+    if args.device is not None:
+        put("runtime", "device", args.device)
+    if args.disable_quantum:
+        put("quantum", "mode", "disabled")
+    if args.quantum_lite:
+        put("quantum", "mode", "lite")
+    if args.quick:
+        put("run", "cycles", QUICK_CYCLES)
+        put("phi", "bootstrap", 0)
+        put("phi", "surrogates", 0)
+        ov["criteria"] = {"min_mean_phi_bits": None, "require_significant": False}
+    return ov
+
+
+def _config(args):
+    if args.resume:
+        from cognition.rundir import check_resumable
+
+        stray = [f for f in ("cycles", "seed", "agents", "config", "preset", "out") if getattr(args, f) is not None]
+        if stray or args.disable_quantum or args.quantum_lite or args.quick:
+            raise UsageError("--resume continues a run with its own config.yaml; drop the other run flags")
+        run_dir = check_resumable(args.resume)
+        return config_from_resolved(read_yaml(run_dir / "config.yaml", "--resume config.yaml")), run_dir
+    return load_config(preset=args.preset, path=args.config, overrides=_overrides(args)), None
+
+
+def _faults(spec):
+    if not spec:
+        return None
+    from cognition.runtime.faults import FaultInjector, parse_fault_spec
+
+    try:
+        return FaultInjector(parse_fault_spec(spec))
+    except ValueError as exc:
+        raise UsageError(f"--inject-fault {spec!r}: {exc}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        cfg, resume_dir = _config(args)
+        faults = _faults(args.inject_fault)
+        from cognition.session import Session
+
+        session = Session(cfg, out=args.out, resume_dir=resume_dir, faults=faults,
+                          argv=list(sys.argv if argv is None else argv))
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    t0 = time.perf_counter()
+    report = session.run()
+    _print_summary(report, session.run_dir, time.perf_counter() - t0)
+    return EXIT_OK if report["passed"] else EXIT_CRITERIA
+
+
+def _print_summary(report: dict, run_dir, seconds: float) -> None:
+    phi = report["phi"]
+    mean = phi.get("mean_bits")
+    ci = phi.get("mean_ci_bits")
+    line = f"{phi['measure']}: mean {mean:.4f} bits" if mean is not None else f"{phi['measure']}: not estimated"
+    if ci:
+        line += f" (CI {ci[0]:.4f} .. {ci[1]:.4f})"
+    print(f"run directory: {run_dir}")
+    print(f"status: {report['status']}, {report['cycles_completed']} cycles in {seconds:.1f} s; {line}")
+    for c in report["criteria"]:
+        print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {c['value']} (required {c['required']})")
+    if report["message"]:
+        print(report["message"])
+    print("criteria met" if report["passed"] else "criteria NOT met")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
