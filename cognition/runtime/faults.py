@@ -1,0 +1,140 @@
+"""Fault injection for rehearsing failures: ``--inject-fault oom@7,cpu_alloc@12,nvml@5:always``.
+
+Grammar (comma-separated tokens, no spaces needed)::
+
+    token  := KIND "@" CYCLE [":" WHEN]
+    KIND   := oom | accelerator_oom | cublas | nvml | cpu_alloc | aer | sigterm | sigkill
+    CYCLE  := integer >= 0, the number of the cycle about to run as the caller counts it
+              (the runner passes metrics.jsonl's cycle number: the first cycle is 1)
+    WHEN   := first (default: only the first try of that cycle) | always (every try)
+
+Each kind raises the real error a researcher would meet, so rehearsals exercise the
+same classifier and recovery path as a real failure (see :mod:`cognition.runtime.oom`):
+
+- ``oom``: ``torch.OutOfMemoryError`` (what the CUDA caching allocator raises)
+- ``accelerator_oom``: ``torch.AcceleratorError("CUDA error: out of memory")`` (torch >= 2.8)
+- ``cublas``: RuntimeError with cuBLAS's ``CUBLAS_STATUS_ALLOC_FAILED`` text
+- ``nvml``: RuntimeError with the ``NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_()``
+  INTERNAL ASSERT text (an OOM in disguise on torch <= 2.13)
+- ``cpu_alloc``: a genuine CPU allocator failure, from ``torch.empty(10**15)`` (4 PB)
+- ``aer``: ``quantum.errors.QuantumMemoryError`` (source="aer", Aer's "Insufficient
+  memory" text as detail), what the quantum package raises when Aer refuses a circuit;
+  the local :class:`QuantumMemoryError` stand-in if the quantum package is absent
+- ``sigterm`` / ``sigkill``: the process sends itself that signal (a preempted or
+  killed job), to rehearse checkpoint-on-signal and ``--resume``
+"""
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+
+FAULT_KINDS = ("oom", "accelerator_oom", "cublas", "nvml", "cpu_alloc", "aer", "sigterm", "sigkill")
+_WHEN = ("first", "always")
+
+
+class FaultSpecError(ValueError):
+    """An ``--inject-fault`` value that does not parse; the message names the bad token."""
+
+
+class QuantumMemoryError(MemoryError):
+    """Stand-in for the quantum package's error when it does not define one."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Raise ``kind`` at ``cycle``: on its first try only, or on every try (``always``)."""
+
+    kind: str
+    cycle: int
+    always: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.kind}@{self.cycle}" + (":always" if self.always else "")
+
+
+def parse_fault_spec(text: str) -> list[Fault]:
+    """Faults from a spec such as ``"oom@7,cpu_alloc@12,oom@5:always"`` (empty -> [])."""
+    faults = []
+    for token in (t.strip() for t in str(text).split(",")):
+        if not token:
+            continue
+        kind, at, rest = token.partition("@")
+        cycle, _, when = rest.partition(":")
+        when = when or "first"
+        problem = None
+        if not at:
+            problem = "expected KIND@CYCLE[:first|always]"
+        elif kind not in FAULT_KINDS:
+            problem = f"unknown kind {kind!r}; allowed: {', '.join(FAULT_KINDS)}"
+        elif not cycle.isdigit():
+            problem = f"cycle {cycle!r} must be an integer >= 0"
+        elif when not in _WHEN:
+            problem = f"{when!r} after ':' must be one of {', '.join(_WHEN)}"
+        if problem:
+            raise FaultSpecError(f"--inject-fault token {token!r}: {problem}")
+        faults.append(Fault(kind, int(cycle), when == "always"))
+    return faults
+
+
+def _aer_memory_error(tag: str) -> BaseException:
+    detail = ("Insufficient memory to run circuit using the statevector simulator. "
+              f"Required memory: 16384M, max memory: 4096M {tag}")
+    try:  # the quantum package's own error, as its Aer backend raises it
+        from quantum.errors import QuantumMemoryError as Quantum
+    except ImportError:
+        return QuantumMemoryError(detail)
+    return Quantum(16384.0, 4096.0, source="aer", detail=detail)
+
+
+def raise_fault(fault: Fault) -> None:
+    """Raise (or, for signals, deliver) the real failure that ``fault`` names."""
+    tag = f"(injected fault {fault})"
+    if fault.kind in ("sigterm", "sigkill"):
+        os.kill(os.getpid(), signal.SIGTERM if fault.kind == "sigterm" else signal.SIGKILL)
+        return
+    if fault.kind == "aer":
+        raise _aer_memory_error(tag)
+    import torch
+
+    if fault.kind == "oom":
+        raise torch.OutOfMemoryError(
+            "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            f"3.81 GiB of which 1.02 GiB is free {tag}")
+    if fault.kind == "accelerator_oom":
+        accel = getattr(torch, "AcceleratorError", None)
+        if accel is None:
+            raise RuntimeError(f"CUDA error: out of memory {tag}")  # how torch < 2.8 reported it
+        raise accel(f"CUDA error: out of memory {tag}")
+    if fault.kind == "cublas":
+        raise RuntimeError(f"CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)` {tag}")
+    if fault.kind == "nvml":
+        raise RuntimeError(
+            "NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_() INTERNAL ASSERT FAILED at "
+            f'"/pytorch/c10/cuda/CUDACachingAllocator.cpp":1131, please report a bug to PyTorch. {tag}')
+    if fault.kind == "cpu_alloc":
+        torch.empty(10**15)  # 4e15 bytes of float32: the CPU allocator refuses at once
+        raise AssertionError("torch.empty(10**15) succeeded; cannot inject cpu_alloc here")
+    raise FaultSpecError(f"fault kind {fault.kind!r}: allowed {', '.join(FAULT_KINDS)}")
+
+
+class FaultInjector:
+    """Fires the faults of a spec when the loop reaches their cycle.
+
+    Call :meth:`maybe_raise` at the start of every try of every cycle, with
+    ``attempt`` = 0 for the first try and 1, 2, ... for retries. ``fired`` records
+    ``(cycle, attempt, fault)`` for the report.
+    """
+
+    def __init__(self, faults: list[Fault] | str = ()):
+        self.faults = parse_fault_spec(faults) if isinstance(faults, str) else list(faults)
+        self.fired: list[tuple[int, int, str]] = []
+
+    def maybe_raise(self, cycle: int, attempt: int = 0) -> None:
+        for fault in self.faults:
+            if fault.cycle == cycle and (fault.always or attempt == 0):
+                self.fired.append((cycle, attempt, str(fault)))
+                raise_fault(fault)
+
+    def __bool__(self) -> bool:
+        return bool(self.faults)
