@@ -6,6 +6,7 @@ cap. Every decision is returned with its reason, for provenance.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from cognition.errors import ConfigError, UsageError
@@ -26,7 +27,7 @@ def _device(cfg) -> dict:
     try:
         choice = resolve_device(cfg.runtime.device, allow_cpu_fallback=cfg.runtime.allow_cpu_fallback)
     except DeviceUnavailableError as exc:
-        raise UsageError(f"--device {cfg.runtime.device}: {exc}") from None
+        raise UsageError(str(exc)) from None
     except ValueError as exc:
         raise ConfigError("runtime.device", cfg.runtime.device, str(exc)) from None
     return {"device": choice.device, "reason": choice.reason, "fell_back": choice.fell_back}
@@ -39,7 +40,7 @@ def _quantum_backend(cfg):
     q = cfg.quantum
     if q.mode == "full":
         kind = "aer" if q.backend == "auto" else q.backend
-        threads = None
+        threads = os.cpu_count() or 1
     else:
         kind, threads = q.backend, q.lite_threads
     device = "cpu"
@@ -84,7 +85,6 @@ def assemble(cfg) -> Assembly:
     modules = build_modules(cfg, dtype=dtype, device=device["device"], backend=backend, widths=widths)
     loop = IntegrationLoop(cfg, modules, device=device["device"], dtype=dtype)
     components = {m.name: m.describe() for m in modules}
-    components["workspace"] = {"variant": "classical", "backend": "torch", "reads": list(loop.declared)}
     qb = None
     if backend is not None:
         qb = dict(backend.describe(), reason=backend.reason)

@@ -100,7 +100,7 @@ class WorkspaceConfig:
 
 @dataclass(frozen=True)
 class PhiConfig:
-    measure: Literal["phi_wms", "phi_r"] = "phi_wms"
+    measure: Literal["phi_r", "phi_wms"] = "phi_r"
     lag: int = _num(1, ge=1)
     window: int = _num(12, ge=3)  # trailing cycles per per-cycle estimate
     shrinkage: Optional[str] = "ledoit-wolf"
@@ -111,6 +111,7 @@ class PhiConfig:
 
 @dataclass(frozen=True)
 class CriteriaConfig:
+    require_phi: bool = True  # Phi estimated (the run reached the window) and finite
     min_mean_phi_bits: Optional[float] = 0.0
     require_significant: bool = True  # the null model's p-value below alpha
     alpha: float = _num(0.05, gt=0.0, lt=1.0)

@@ -12,8 +12,9 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
            {"name": "unrecovered errors", "passed": unrecovered_errors <= c.max_unrecovered_errors,
             "value": unrecovered_errors, "required": f"<= {c.max_unrecovered_errors}"}]
     mean = phi_summary.get("mean_bits")
-    out.append({"name": "Phi estimated and finite", "passed": mean is not None and math.isfinite(mean),
-                "value": mean, "required": "a finite number of bits"})
+    if c.require_phi:
+        out.append({"name": "Phi estimated and finite", "passed": mean is not None and math.isfinite(mean),
+                    "value": mean, "required": "a finite number of bits"})
     if c.min_mean_phi_bits is not None:
         out.append({"name": "mean Phi", "passed": mean is not None and mean >= c.min_mean_phi_bits,
                     "value": mean, "required": f">= {c.min_mean_phi_bits} bits"})
@@ -22,10 +23,11 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
         p = (whole.get("p_value") or {}).get(cfg.phi.measure)
         passed = p is not None and p < c.alpha
         out.append({"name": "Phi distinguishable from the null model", "passed": passed, "value": p,
-                    "required": f"surrogate p-value < {c.alpha}" + ("" if p is not None else
-                                                                      " (needs phi.surrogates > 0)")})
+                    "required": f"surrogate p-value < {c.alpha}" + (" (needs phi.surrogates > 0)"
+                                                                      if cfg.phi.surrogates == 0 else "")})
     if not c.allow_classical_fallback:
-        fell_back = bool(provenance.get("classical_fallback")) or bool(provenance["device"].get("fell_back"))
+        cpu_fallback = bool(provenance["device"].get("fell_back")) and not cfg.runtime.allow_cpu_fallback
+        fell_back = bool(provenance.get("classical_fallback")) or cpu_fallback
         out.append({"name": "no unrequested fallback", "passed": not fell_back, "value": fell_back,
                     "required": "no classical or CPU fallback that was not asked for"})
     return out

@@ -13,7 +13,8 @@ The system's units for Phi are two summary signals per node of the wiring
 graph (docs/architecture.md, "Units of Phi"):
 
 * each module: its salience, and the alignment mean_d(content * b_{t-1});
-* the workspace: the winning weight max_m w_m, and the broadcast mean.
+* the workspace: the winning bid max_m softmax(salience / T)_m (before the
+  capacity limit, which would pin it to 1), and the broadcast mean.
 
 With M modules that is n = 2 (M + 1) units (8 for the default architecture):
 few enough that a covariance over a short run of a handful of agents is
@@ -37,7 +38,7 @@ from cognition.streams import AgentStreams
 from cognition.workspace import SharedWorkspace, execution_order, wiring_graph
 
 UNIT_SIGNALS = ("salience", "alignment")
-WORKSPACE_SIGNALS = ("winning_weight", "broadcast_mean")
+WORKSPACE_SIGNALS = ("winning_bid", "broadcast_mean")
 SAMPLES_PER_UNIT = 4  # pooled samples per unit a per-cycle Phi estimate asks for
 
 
@@ -109,7 +110,7 @@ class IntegrationLoop:
             new_states[name] = self.modules[name].learn(new_states[name], bc.content)
         signals = [torch.stack([p.salience, (p.content * b_prev).mean(dim=1)], dim=1)
                    for p in proposals.values()]
-        signals.append(torch.stack([bc.weights.max(dim=1).values, bc.content.mean(dim=1)], dim=1))
+        signals.append(torch.stack([bc.bids.max(dim=1).values, bc.content.mean(dim=1)], dim=1))
         per_agent = {"winner": bc.winner, **{f"{n}.salience": p.salience for n, p in proposals.items()},
                      **{f"{n}.{k}": v for n, p in proposals.items() for k, v in p.extras.items()}}
         return bc.content, new_states, torch.cat(signals, dim=1), per_agent

@@ -31,7 +31,10 @@ def phi_over_cycles(records: list[dict], phi_summary: dict, path: Path) -> Path:
     ax.set_xlabel("cycle")
     ax.set_ylabel("Phi (bits)")
     ax.set_title("Integrated information over cycles")
-    ax.legend(loc="best", fontsize=8)
+    if len(cyc):
+        ax.legend(loc="best", fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no cycle reached the Phi window", ha="center", transform=ax.transAxes)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

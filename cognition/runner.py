@@ -24,7 +24,7 @@ from cognition.loop import IntegrationLoop, LoopState
 from cognition.rundir import write_metrics
 from cognition.runtime.checkpoint import (CheckpointError, CheckpointStore, capture_rng_states,
                                           restore_rng_states)
-from cognition.runtime.oom import classify_oom, free_memory
+from cognition.runtime.oom import classify_oom, free_memory, next_batch, oom_advice
 
 CHECKPOINT_FORMAT = "hybrid-cognition/loop-state/1"
 
@@ -111,25 +111,29 @@ class Runner:
         return self.loop.step(state, batch)
 
     def _step_with_retries(self, state: LoopState, batch, retries: list[dict]):
-        A = len(self.loop.agents)
-        current = A if batch is None else batch
+        """Run the next cycle; on an OOM-like error retry it from ``state`` with half the batch.
+
+        Returns (state, record, batch, failure): failure is None, or (kind, exc) when
+        every try failed.
+        """
+        current = len(self.loop.agents) if batch is None else batch
+        failure = None
         for attempt in range(self.cfg.runtime.max_retries + 1):
             try:
                 new_state, record = self._attempt(state, current, attempt)
                 return new_state, record, current, None
-            except Exception as exc:  # noqa: BLE001 - classified below; anything else re-raised
+            except Exception as exc:  # noqa: BLE001 - anything not OOM-like is re-raised
                 kind = classify_oom(exc)
                 if kind is None:
                     raise
                 free_memory(self.loop.device)
-                floor = self.cfg.runtime.min_batch
-                smaller = max(floor, current // 2)
+                # at the floor there is nothing smaller: retry once the cache is freed, same batch
+                smaller = next_batch(current, min(self.cfg.runtime.min_batch, current)) or current
                 retries.append({"cycle": state.cycle + 1, "attempt": attempt + 1, "kind": kind,
                                 "batch_before": current, "batch_after": smaller,
-                                "error": str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__})
-                last = (kind, exc)
-                current = smaller
-        return state, None, current, last
+                                "error": (str(exc).splitlines() or [type(exc).__name__])[0][:200]})
+                failure, current = (kind, exc), smaller
+        return state, None, current, failure
 
     # -- the run -----------------------------------------------------------
     def run(self, resume: bool = False) -> RunOutcome:
@@ -149,7 +153,7 @@ class Runner:
                 if failure is not None:
                     self._checkpoint(state_before, records, retries, batch)
                     return RunOutcome("failed", state.cycle, records, state.units, retries,
-                                      self._advice(failure, batch))
+                                      self._advice(failure, batch, state.cycle + 1))
                 rec = self._metrics_record(record, batch, retries, time.perf_counter() - t0)
                 records.append(rec)
                 metrics.write(json.dumps(rec, sort_keys=True) + "\n")
@@ -177,9 +181,9 @@ class Runner:
         rec["telemetry"] = self.telemetry.sample() if self.telemetry is not None else {}
         return rec
 
-    def _advice(self, failure, batch) -> str:
-        kind, exc = failure
-        return (f"cycle failed with {kind} after {self.cfg.runtime.max_retries} retries "
-                f"(agents per launch down to {batch}); a checkpoint was written. Lower run.agents or "
-                f"runtime.min_batch, use --quantum-lite or the low_memory_4gb preset, or set "
-                f"runtime.alloc_conf: expandable_segments:True, then --resume {self.run_dir}")
+    def _advice(self, failure, batch, cycle: int) -> str:
+        kind, _ = failure
+        advice = oom_advice(kind)
+        return (f"cycle {cycle} failed with {kind} on all {self.cfg.runtime.max_retries + 1} tries (agents "
+                f"per launch down to {batch}); a checkpoint was written. To fix: {advice}; then continue "
+                f"with --resume {self.run_dir}")

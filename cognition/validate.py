@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="run directory to create (must not exist or be empty); "
                    "default runs/<time>-<mode>-<random>")
     p.add_argument("--device", metavar="DEV", help="auto | cpu | cuda | cuda:N (runtime.device, default auto)")
+    p.add_argument("--allow-cpu-fallback", action="store_true",
+                   help="if the requested CUDA device cannot be used, run on the CPU (recorded in the report)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--disable-quantum", action="store_true",
                       help="classical counterparts for every quantum component; never imports qiskit")
@@ -79,6 +81,8 @@ def _overrides(args) -> dict:
         put("run", "agents", args.agents)
     if args.device is not None:
         put("runtime", "device", args.device)
+    if args.allow_cpu_fallback:
+        put("runtime", "allow_cpu_fallback", True)
     if args.disable_quantum:
         put("quantum", "mode", "disabled")
     if args.quantum_lite:
@@ -87,7 +91,7 @@ def _overrides(args) -> dict:
         put("run", "cycles", QUICK_CYCLES)
         put("phi", "bootstrap", 0)
         put("phi", "surrogates", 0)
-        ov["criteria"] = {"min_mean_phi_bits": None, "require_significant": False}
+        ov["criteria"] = {"require_phi": False, "min_mean_phi_bits": None, "require_significant": False}
     return ov
 
 
@@ -111,7 +115,7 @@ def _faults(spec):
     try:
         return FaultInjector(parse_fault_spec(spec))
     except ValueError as exc:
-        raise UsageError(f"--inject-fault {spec!r}: {exc}") from None
+        raise UsageError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,8 +4,8 @@ Global workspace theory (Baars 1988; Dehaene, Kerszberg & Changeux 1998):
 modules bid with their salience; the most salient contents enter the
 workspace and are broadcast back to every module. Here, per agent,
 
-    w = softmax(salience / temperature)            over the M modules
-    keep the `capacity` largest weights, renormalise
+    bids = softmax(salience / temperature)         over the M modules
+    w = bids with all but the `capacity` largest set to 0, renormalised
     b_t = persistence * b_{t-1} + (1 - persistence) * sum_m w_m content_m
 
 The wiring between modules is a networkx DiGraph built from what each module
@@ -27,10 +27,12 @@ WORKSPACE = "workspace"
 
 @dataclass
 class Broadcast:
-    """content (agents, D); weights (agents, M); winner (agents,) index into module order."""
+    """content (agents, D); weights (agents, M) after the capacity limit; bids (agents, M)
+    the softmax before it; winner (agents,) index into module order."""
 
     content: torch.Tensor
     weights: torch.Tensor
+    bids: torch.Tensor
     winner: torch.Tensor
 
 
@@ -41,7 +43,8 @@ class SharedWorkspace:
     def compete(self, proposals: dict, b_prev: torch.Tensor) -> Broadcast:
         contents = torch.stack([proposals[m].content for m in self.module_names], dim=1)  # (A, M, D)
         salience = torch.stack([proposals[m].salience for m in self.module_names], dim=1)  # (A, M)
-        weights = torch.softmax(salience / self.cfg.temperature, dim=1)
+        bids = torch.softmax(salience / self.cfg.temperature, dim=1)
+        weights = bids
         k = min(self.cfg.capacity, len(self.module_names))
         if k < len(self.module_names):
             top = torch.topk(weights, k, dim=1).indices
@@ -51,7 +54,7 @@ class SharedWorkspace:
         mix = torch.einsum("am,amd->ad", weights, contents)
         p = self.cfg.persistence
         content = p * b_prev + (1.0 - p) * mix
-        return Broadcast(content, weights, torch.argmax(weights, dim=1))
+        return Broadcast(content, weights, bids, torch.argmax(weights, dim=1))
 
 
 def wiring_graph(modules) -> nx.DiGraph:

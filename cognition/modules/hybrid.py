@@ -8,13 +8,15 @@ subspaces) and its Markov twin when classical (law of total probability):
 
     agreement = cos(expectation, association)
     belief_a  = sigmoid(beta * agreement)
-    mu        = mu_scale * (1 - tanh(salience_expectation))   utility of acting
-    p_act, interference = decision.choice_probabilities(belief_a, mu, gamma, t)
+    r         = tanh(salience_expectation)                      unreliability of the expectation
+    mu_a      = mu_scale * (1 - r)      utility of acting on it if it is right (condition A)
+    mu_b      = mu_scale * r            utility of acting on it if it is wrong (condition B)
+    p_act, interference = decision.choice_probabilities(belief_a, mu_a, gamma, t, mu_b=mu_b)
     content   = p_act * expectation + (1 - p_act) * association
     salience  = |2 p_act - 1|                                   decisiveness
 
 The interference term p_act - [belief_a P(act|A) + (1-belief_a) P(act|B)] is
-recorded every cycle; it is exactly zero for the Markov twin.
+recorded every cycle; it is zero (to rounding, ~1e-16) for the Markov twin.
 """
 from __future__ import annotations
 
@@ -45,10 +47,11 @@ class Hybrid(CognitiveModule):
         e, u = inputs["expectation"], inputs["unconscious"]
         agreement = torch.nn.functional.cosine_similarity(e.content, u.content, dim=1, eps=1e-12)
         belief = torch.sigmoid(self.cfg.belief_gain * agreement)
-        mu = self.cfg.mu_scale * (1.0 - torch.tanh(e.salience))
+        unreliability = torch.tanh(e.salience)
+        as_np = lambda x: x.detach().cpu().double().numpy()  # noqa: E731
         out = decision.choice_probabilities(
-            belief.detach().cpu().double().numpy(), mu.detach().cpu().double().numpy(),
-            self.cfg.gamma, t=self.cfg.time, model=self.model)
+            as_np(belief), as_np(self.cfg.mu_scale * (1.0 - unreliability)), self.cfg.gamma,
+            t=self.cfg.time, model=self.model, mu_b=as_np(self.cfg.mu_scale * unreliability))
         as_t = lambda a: torch.as_tensor(np.asarray(a), dtype=self.dtype, device=self.device)  # noqa: E731
         p_act, interference = as_t(out["p_act"]), as_t(out["interference"])
         content = p_act[:, None] * e.content + (1.0 - p_act[:, None]) * u.content
