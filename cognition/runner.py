@@ -87,6 +87,11 @@ class Runner:
                 "rng_note": "science draws are counter-based (cognition.streams); global RNGs saved for completeness",
                 "rng": capture_rng_states()}
 
+    def restore(self) -> tuple[LoopState, list, list, int | None]:
+        """Load the newest checkpoint that verifies; CheckpointError (one line) when none does."""
+        payload, _ = self.store.load_latest()
+        return self._restore(payload)
+
     def _restore(self, payload: dict) -> tuple[LoopState, list, list, int | None]:
         if payload.get("format") != CHECKPOINT_FORMAT:
             raise CheckpointError(f"checkpoint format {payload.get('format')!r} is not {CHECKPOINT_FORMAT!r}")
@@ -136,11 +141,11 @@ class Runner:
         return state, None, current, failure
 
     # -- the run -----------------------------------------------------------
-    def run(self, resume: bool = False) -> RunOutcome:
-        state, records, retries, batch = self.loop.initial_state(), [], [], self.cfg.runtime.batch
-        if resume:
-            payload, _ = self.store.load_latest()
-            state, records, retries, batch = self._restore(payload)
+    def run(self, start: tuple | None = None) -> RunOutcome:
+        """Run to the end; ``start`` is what :meth:`restore` returned, to resume."""
+        if start is None:
+            start = (self.loop.initial_state(), [], [], self.cfg.runtime.batch)
+        state, records, retries, batch = start
         write_metrics(self.metrics_path, records)
         last_checkpoint_time = time.monotonic()
         with _StopRequest() as stop, open(self.metrics_path, "a") as metrics:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from cognition.errors import UsageError
+from cognition.runtime.checkpoint import CheckpointError
 
 
 def _progress(total: int):
@@ -26,11 +27,26 @@ class Session:
         self.cfg, self.faults, self.resume = cfg, faults, resume_dir is not None
         self.allocator = self._allocator(cfg)
         self.assembly = assemble(cfg)
+        self.start = None
         if resume_dir is not None:
             self.run_dir = Path(resume_dir)
+            self.runner = self._runner()
+            try:
+                # killed before its first checkpoint: nothing to lose, start from cycle 0
+                self.start = self.runner.restore() if self.runner.store.cycles() else None
+            except CheckpointError as exc:
+                raise UsageError(f"--resume {resume_dir}: {exc}") from None
         else:
             self.run_dir = create_run_dir(out, label=cfg.quantum.mode)
+            self.runner = self._runner()
         self.argv = argv or []
+
+    def _runner(self):
+        from cognition.runner import Runner
+        from cognition.runtime.telemetry import MemoryTelemetry
+
+        loop = self.assembly.loop
+        return Runner(self.cfg, loop, self.run_dir, faults=self.faults, telemetry=MemoryTelemetry(loop.device))
 
     @staticmethod
     def _allocator(cfg) -> dict | None:
@@ -63,18 +79,15 @@ class Session:
 
     def run(self) -> dict:
         from cognition import analysis, criteria, report
-        from cognition.runner import Runner
-        from cognition.runtime.telemetry import MemoryTelemetry, summarise
+        from cognition.runtime.telemetry import summarise
 
         prov = self._write_inputs()
         loop = self.assembly.loop
-        telemetry = MemoryTelemetry(loop.device)
-        progress = _progress(self.cfg.run.cycles)
-        runner = Runner(self.cfg, loop, self.run_dir, faults=self.faults, telemetry=telemetry, progress=progress)
+        self.runner.progress = _progress(self.cfg.run.cycles)
         try:
-            outcome = runner.run(resume=self.resume)
+            outcome = self.runner.run(self.start)
         finally:
-            progress.close()
+            self.runner.progress.close()
         phi_summary = analysis.summarise_phi(self.cfg, outcome.records, outcome.units, loop.unit_names,
                                              loop.phi_window)
         unrecovered = 1 if outcome.status == "failed" else 0

@@ -1,0 +1,99 @@
+"""Kill a run (SIGKILL) and resume it: the result equals an uninterrupted run of the same seed.
+
+Fields that are timings or telemetry (metrics `timing`, `telemetry`; report `telemetry`)
+are the only ones allowed to differ.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARGS = ["--cycles", "20", "--quantum-lite", "--seed", "11", "--agents", "4"]
+
+
+def cli(*args, wait=True):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "cognition.validate", *args]
+    if not wait:
+        return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def science(run_dir: Path):
+    report = json.loads((run_dir / "report.json").read_text())
+    report.pop("telemetry")
+    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    for m in metrics:
+        m.pop("timing"), m.pop("telemetry")
+    return report, metrics
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref") / "run"
+    res = cli(*ARGS, "--out", str(out))
+    assert res.returncode in (0, 1), res.stderr
+    return science(out)
+
+
+@pytest.mark.parametrize("kill_at", [3, 12])  # cycles fixed once from random.Random(2026).sample(range(2, 20), 2)
+def test_sigkill_then_resume_equals_uninterrupted(reference, tmp_path, kill_at):
+    out = tmp_path / "run"
+    res = cli(*ARGS, "--out", str(out), "--inject-fault", f"sigkill@{kill_at}")
+    assert res.returncode == -signal.SIGKILL
+    assert len((out / "metrics.jsonl").read_text().splitlines()) == kill_at - 1
+    res = cli("--resume", str(out))
+    assert res.returncode in (0, 1), res.stderr
+    assert science(out) == reference
+
+
+def test_external_sigkill_mid_run_then_resume(reference, tmp_path):
+    out = tmp_path / "run"
+    proc = cli(*ARGS, "--out", str(out), wait=False)
+    metrics = out / "metrics.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if metrics.exists() and len(metrics.read_text().splitlines()) >= 9:
+            break
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    res = cli("--resume", str(out))
+    assert res.returncode in (0, 1), res.stderr
+    assert science(out) == reference
+
+
+def test_corrupt_newest_checkpoint_falls_back_to_previous(reference, tmp_path):
+    out = tmp_path / "run"
+    assert cli(*ARGS, "--out", str(out), "--inject-fault", "sigkill@16").returncode == -signal.SIGKILL
+    ckpts = sorted((out / "checkpoints").glob("ckpt-*.npz"))
+    assert [p.stem for p in ckpts] == ["ckpt-000000010", "ckpt-000000012", "ckpt-000000014"]
+    data = bytearray(ckpts[-1].read_bytes())
+    data[len(data) // 2] ^= 0xFF  # flip one byte in the newest
+    ckpts[-1].write_bytes(bytes(data))
+    res = cli("--resume", str(out))
+    assert res.returncode in (0, 1), res.stderr
+    assert science(out) == reference
+
+
+def test_no_good_checkpoint_is_one_line_exit_2(tmp_path):
+    out = tmp_path / "run"
+    assert cli(*ARGS, "--out", str(out), "--inject-fault", "sigkill@9").returncode == -signal.SIGKILL
+    for p in (out / "checkpoints").glob("ckpt-*.npz"):
+        p.write_bytes(p.read_bytes()[:100])  # truncate every checkpoint
+    res = cli("--resume", str(out))
+    assert res.returncode == 2
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "no usable checkpoint" in lines[0] and "Traceback" not in res.stderr
+
+
+def test_resume_of_a_foreign_directory_is_one_line_exit_2(tmp_path):
+    (tmp_path / "notarun").mkdir()
+    res = cli("--resume", str(tmp_path / "notarun"))
+    assert res.returncode == 2 and "not a hybrid-cognition run directory" in res.stderr
