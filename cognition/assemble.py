@@ -19,6 +19,8 @@ class Assembly:
     quantum_backend: dict | None
     components: dict  # module name -> describe()
     notes: list[str] = field(default_factory=list)
+    backend: object = None  # the shared quantum backend, or None
+    widths: dict | None = None  # circuit module -> qubit width after the cap
 
 
 def _device(cfg) -> dict:
@@ -30,7 +32,8 @@ def _device(cfg) -> dict:
         raise UsageError(str(exc)) from None
     except ValueError as exc:
         raise ConfigError("runtime.device", cfg.runtime.device, str(exc)) from None
-    return {"device": choice.device, "reason": choice.reason, "fell_back": choice.fell_back}
+    return {"device": choice.device, "reason": choice.reason, "fell_back": choice.fell_back,
+            "free_bytes": choice.free_bytes, "total_bytes": choice.total_bytes}
 
 
 def _quantum_backend(cfg):
@@ -88,4 +91,4 @@ def assemble(cfg) -> Assembly:
     qb = None
     if backend is not None:
         qb = dict(backend.describe(), reason=backend.reason)
-    return Assembly(loop, device, qb, components, notes)
+    return Assembly(loop, device, qb, components, notes, backend, widths)

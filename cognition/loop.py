@@ -27,13 +27,14 @@ state before it and a run resumed from a checkpoint bit for bit.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
-from cognition.modules.base import cat_trees, slice_tree
+from cognition.modules.base import cast_floats, cat_trees, slice_tree
 from cognition.streams import AgentStreams
 from cognition.workspace import SharedWorkspace, execution_order, wiring_graph
 
@@ -76,6 +77,13 @@ class IntegrationLoop:
                           [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
         self.agents = np.arange(cfg.run.agents)
 
+    def _autocast(self):
+        """Mixed precision for the modules' forward maps (runtime.autocast: bf16 or fp16)."""
+        if self.cfg.runtime.autocast is None:
+            return contextlib.nullcontext()
+        low = {"bf16": torch.bfloat16, "fp16": torch.float16}[self.cfg.runtime.autocast]
+        return torch.autocast(device_type=torch.device(self.device).type, dtype=low)
+
     @property
     def n_units(self) -> int:
         return len(self.unit_names)
@@ -101,9 +109,11 @@ class IntegrationLoop:
         inputs, new_states = {"broadcast": b_prev}, {}
         for name in self.order:
             streams = AgentStreams(self.cfg.run.seed, agents, name, cycle)
-            proposal, new_states[name] = self.modules[name].propose(
-                slice_tree(state.modules[name], index), inputs, streams)
-            inputs[name] = proposal
+            with self._autocast():
+                proposal, new_state = self.modules[name].propose(
+                    slice_tree(state.modules[name], index), inputs, streams)
+            # outputs return to the run's dtype: only the modules' forward maps run in low precision
+            inputs[name], new_states[name] = cast_floats(proposal, self.dtype), cast_floats(new_state, self.dtype)
         proposals = {n: inputs[n] for n in self.declared}
         bc = self.workspace.compete(proposals, b_prev)
         for name in self.declared:

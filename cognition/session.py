@@ -27,6 +27,7 @@ class Session:
         self.cfg, self.faults, self.resume = cfg, faults, resume_dir is not None
         self.allocator = self._allocator(cfg)
         self.assembly = assemble(cfg)
+        self.memory_plan = self._check_memory(cfg)
         self.start = None
         if resume_dir is not None:
             self.run_dir = Path(resume_dir)
@@ -60,6 +61,18 @@ class Session:
             raise UsageError(f"runtime.alloc_conf: {exc}") from None
         return alloc_conf_in_effect()
 
+    def _check_memory(self, cfg) -> dict | None:
+        """Check the configured batch against the budget before cycle 1 (ConfigError if it cannot fit)."""
+        from cognition.runtime.planner import DEFAULT_WORKING_COPIES, check_fits
+
+        budget = (cfg.runtime.memory_budget_mb * 2**20 if cfg.runtime.memory_budget_mb
+                  else self.assembly.device.get("free_bytes"))
+        if not budget:
+            return None
+        backend = self.assembly.backend
+        copies = getattr(backend, "working_copies", DEFAULT_WORKING_COPIES)
+        return check_fits(cfg, budget, widths=self.assembly.widths, working_copies=copies).as_dict()
+
     def _write_inputs(self) -> dict:
         from cognition import provenance
         from cognition.rundir import write_json, write_yaml
@@ -68,6 +81,7 @@ class Session:
         prov = provenance.collect(self.cfg, device=a.device, components=a.components,
                                   quantum_backend=a.quantum_backend, notes=a.notes, argv=self.argv)
         prov["allocator"] = self.allocator
+        prov["memory_plan"] = self.memory_plan
         if self.resume:
             prov["resumed"] = True
             prov_path = self.run_dir / "provenance.resume.json"

@@ -92,3 +92,14 @@ def cat_trees(trees: list):
     if isinstance(first, dict):
         return {k: cat_trees([t[k] for t in trees]) for k in first}
     raise TypeError(f"cannot concatenate {type(first).__name__}")
+
+
+def cast_floats(tree, dtype):
+    """Cast every floating tensor of a nested dict/Proposal to ``dtype`` (after autocast)."""
+    if isinstance(tree, torch.Tensor):
+        return tree.to(dtype) if tree.is_floating_point() else tree
+    if isinstance(tree, Proposal):
+        return Proposal(tree.content.to(dtype), tree.salience.to(dtype), cast_floats(tree.extras, dtype))
+    if isinstance(tree, dict):
+        return {k: cast_floats(v, dtype) for k, v in tree.items()}
+    raise TypeError(f"cannot cast {type(tree).__name__}")

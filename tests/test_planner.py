@@ -1,0 +1,44 @@
+"""Whole-run memory planner: arithmetic by hand, the 4 GiB preset, and the check before cycle 1."""
+import pytest
+
+from cognition.config import load_config
+from cognition.errors import ConfigError
+from cognition.runtime.planner import check_fits, classical_bytes_per_agent, plan_run
+
+MiB = 2**20
+
+
+def test_quantum_bytes_by_hand():
+    cfg = load_config(overrides={"run": {"agents": 10}, "quantum": {"mode": "lite", "precision": "single"},
+                                 "modules": {"expectation": {"qubits": 10}, "unconscious": {"qubits": 12}}})
+    p = plan_run(cfg, 1024 * MiB, working_copies=3)
+    # widest module 12 qubits: 2^12 amplitudes x 8 B (complex64) x 3 copies x 10 agents in one launch
+    assert p.quantum_bytes == 10 * 2**12 * 8 * 3
+    # expectation, quantum: F = 10 <Z> + 10 ring <ZZ> = 20; floats = D + F + (F+1) D + (F+1)^2 + D + 1 (D = 8),
+    # doubled (old and new state), 8 B each (float64)
+    floats = 8 + 20 + 21 * 8 + 21**2 + 8 + 1
+    assert classical_bytes_per_agent(cfg) == 2 * floats * 8
+    assert p.classical_bytes == 10 * 2 * floats * 8
+    # max batch: (budget / 2 - classical) // per-row bytes, capped at the agents
+    assert p.max_batch == 10 and p.fits
+
+
+def test_max_batch_when_the_budget_binds():
+    cfg = load_config(overrides={"run": {"agents": 4096}, "quantum": {"mode": "lite"},
+                                 "modules": {"expectation": {"qubits": 16}, "unconscious": {"qubits": 16}}})
+    budget = 256 * MiB
+    p = plan_run(cfg, budget, working_copies=3)
+    per_row = 2**16 * 16 * 3  # complex128
+    assert p.max_batch == (budget // 2 - p.classical_bytes) // per_row
+    assert not p.fits
+    with pytest.raises(ConfigError, match=rf"run.agents = 4096 .* at most {p.max_batch} agents per launch"):
+        check_fits(cfg, budget, working_copies=3)
+
+
+def test_low_memory_preset_fits_a_4gb_card():
+    cfg = load_config(preset="low_memory_4gb")
+    assert cfg.runtime.memory_budget_mb * MiB <= 4 * 1024 * MiB
+    p = check_fits(cfg, cfg.runtime.memory_budget_mb * MiB)
+    assert p.fits and p.batch == cfg.runtime.batch
+    assert p.total_bytes <= 0.5 * cfg.runtime.memory_budget_mb * MiB
+    assert (cfg.run.dtype, cfg.quantum.precision, cfg.runtime.autocast) == ("float32", "single", "fp16")
