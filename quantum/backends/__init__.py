@@ -1,0 +1,1 @@
+"""Backends behind one interface (`QuantumBackend`): Aer and batched torch statevector."""
