@@ -126,7 +126,12 @@ class IntegrationLoop:
         return bc.content, new_states, torch.cat(signals, dim=1), per_agent
 
     def step(self, state: LoopState, batch: int | None = None) -> tuple[LoopState, CycleRecord]:
-        """Advance one cycle, ``batch`` agents per launch (None: all at once)."""
+        """Advance one cycle, ``batch`` agents per launch (None: all at once), and update Phi."""
+        new_state, per_agent = self.advance(state, batch)
+        return new_state, self._record(new_state.cycle, per_agent, new_state.units)
+
+    def advance(self, state: LoopState, batch: int | None = None) -> tuple[LoopState, dict]:
+        """The cycle without Phi: modules, workspace, learning, unit signals."""
         cycle = state.cycle + 1
         A = len(self.agents)
         batch = A if batch is None else max(1, min(batch, A))
@@ -137,8 +142,7 @@ class IntegrationLoop:
         per_agent = cat_trees([p[3] for p in parts])
         units = state.units.copy()
         units[:, cycle - 1, :] = signals
-        new_state = LoopState(cycle, broadcast, modules, units)
-        return new_state, self._record(cycle, per_agent, units)
+        return LoopState(cycle, broadcast, modules, units), per_agent
 
     def _record(self, cycle: int, per_agent: dict, units: np.ndarray) -> CycleRecord:
         winners = per_agent["winner"].cpu().numpy()
