@@ -6,49 +6,23 @@ Exit codes: 0 every criterion passed; 1 a criterion failed, or the run stopped
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 from cognition.config import available_presets, config_from_resolved, load_config, read_yaml
+from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least
 from cognition.errors import UsageError
 
-EXIT_OK, EXIT_CRITERIA, EXIT_USAGE = 0, 1, 2
 QUICK_CYCLES = 3
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(f"{self.prog}: {message} (see --help)")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed: expected an integer >= 1")
-    return value
-
-
-def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed: expected an integer >= 0")
-    return value
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _OneLineParser(prog="python -m cognition.validate", description=(
+def build_parser() -> OneLineParser:
+    p = OneLineParser(prog="python -m cognition.validate", description=(
         "Run the hybrid cognitive architecture and write a Phi report into a new run directory. "
         "Exit 0 when every success criterion passes, 1 when one fails or the run stops, 2 on bad input."))
-    p.add_argument("--cycles", type=_positive_int, help="cycles to run (config run.cycles, default 50)")
-    p.add_argument("--seed", type=_nonnegative_int, help="master seed (config run.seed, default 0)")
-    p.add_argument("--agents", type=_positive_int, help="agents simulated as one batch (run.agents, default 8)")
+    p.add_argument("--cycles", type=int_at_least(1), help="cycles to run (config run.cycles, default 50)")
+    p.add_argument("--seed", type=int_at_least(0), help="master seed (config run.seed, default 0)")
+    p.add_argument("--agents", type=int_at_least(1), help="agents simulated as one batch (run.agents, default 8)")
     p.add_argument("--config", metavar="FILE", help="YAML file overriding the preset")
     p.add_argument("--preset", metavar="NAME", help=f"named preset from configs/: {', '.join(available_presets())}")
     p.add_argument("--out", metavar="DIR", help="run directory to create (must not exist or be empty); "
@@ -133,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     report = session.run()
     _print_summary(report, session.run_dir, time.perf_counter() - t0)
-    return EXIT_OK if report["passed"] else EXIT_CRITERIA
+    return EXIT_OK if report["passed"] else EXIT_FAILED
 
 
 def _print_summary(report: dict, run_dir, seconds: float) -> None:
