@@ -35,28 +35,31 @@ def block_bootstrap_mean_ci(series: np.ndarray, block: int, n_boot: int, confide
 
 def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[str], window: int) -> dict:
     """The ``phi`` section of report.json."""
-    from cognition import phi
-
     measure = cfg.phi.measure
     per_cycle = np.array([r["phi"][measure] for r in records if r.get("phi")], dtype=np.float64)
     out = {"measure": measure, "units": "bits", "lag": cfg.phi.lag, "window_cycles": window,
            "unit_names": unit_names, "n_cycles_with_phi": int(len(per_cycle))}
-    if len(per_cycle) == 0:
-        out.update(mean_bits=None, mean_ci_bits=None, whole_run=None,
-                   note=f"no cycle reached the Phi window of {window} cycles")
-        return out
-    lo, hi = block_bootstrap_mean_ci(per_cycle, window, max(cfg.phi.bootstrap, 200), cfg.phi.confidence,
-                                     cfg.run.seed)
-    out.update(mean_bits=float(per_cycle.mean()), mean_ci_bits=[lo, hi], confidence=cfg.phi.confidence,
-               mean_ci_method=f"moving-block bootstrap of the per-cycle series, block = {window} cycles")
-    done = len(records)
-    r = phi.estimate(units[:, :done, :], lag=cfg.phi.lag, shrinkage=cfg.phi.shrinkage,
-                     bootstrap=cfg.phi.bootstrap, surrogates=cfg.phi.surrogates, seed=cfg.run.seed,
-                     confidence=cfg.phi.confidence)
+    if len(per_cycle):
+        lo, hi = block_bootstrap_mean_ci(per_cycle, window, max(cfg.phi.bootstrap, 200), cfg.phi.confidence,
+                                         cfg.run.seed)
+        out.update(mean_bits=float(per_cycle.mean()), mean_ci_bits=[lo, hi], confidence=cfg.phi.confidence,
+                   mean_ci_method=f"moving-block bootstrap of the per-cycle series, block = {window} cycles")
+    else:
+        out.update(mean_bits=None, mean_ci_bits=None, note=f"no cycle reached the Phi window of {window} cycles")
+    out.update(_whole_run(cfg, units[:, :len(records), :], unit_names))
+    return out
+
+
+def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
+    """Phi over every recorded cycle and agent, with CI and null model (None if too few samples)."""
+    from cognition import phi
+
+    try:
+        r = phi.estimate(units, lag=cfg.phi.lag, shrinkage=cfg.phi.shrinkage, bootstrap=cfg.phi.bootstrap,
+                         surrogates=cfg.phi.surrogates, seed=cfg.run.seed, confidence=cfg.phi.confidence)
+    except ValueError as exc:  # e.g. fewer lagged samples than variables
+        return {"whole_run": None, "whole_run_note": str(exc)}
     whole = r.to_dict()
     mib = [list(map(int, part)) for part in r.mib]
     whole["mib_named"] = [[unit_names[i] for i in part] for part in mib]
-    out["whole_run"] = whole
-    out["partition"] = mib
-    out["partition_named"] = whole["mib_named"]
-    return out
+    return {"whole_run": whole, "partition": mib, "partition_named": whole["mib_named"]}

@@ -5,6 +5,7 @@ Layout of a run directory::
     config.yaml        resolved configuration (everything that made the numbers)
     provenance.json    versions, git SHA, seed, device, backend of each module
     metrics.jsonl      one JSON object per cycle
+    units.npy          the unit signals Phi is computed from, (agents, cycles, units) float64
     checkpoints/       atomic checkpoints (see cognition.runtime.checkpoint)
     report.json, report.md, *.png
 """

@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from cognition.errors import UsageError
 from cognition.runtime.checkpoint import CheckpointError
 
@@ -102,6 +104,7 @@ class Session:
             outcome = self.runner.run(self.start)
         finally:
             self.runner.progress.close()
+        np.save(self.run_dir / "units.npy", outcome.units[:, :len(outcome.records), :])
         phi_summary = analysis.summarise_phi(self.cfg, outcome.records, outcome.units, loop.unit_names,
                                              loop.phi_window)
         unrecovered = 1 if outcome.status == "failed" else 0
@@ -110,6 +113,6 @@ class Session:
         tel = summarise([r["telemetry"] for r in outcome.records if r.get("telemetry")])
         rep = report.build(status=outcome.status, message=outcome.message, phi_summary=phi_summary,
                            criteria=checks, provenance=prov, retries=outcome.retries,
-                           records=outcome.records, telemetry_summary=tel)
+                           records=outcome.records, telemetry_summary=tel, cfg=self.cfg, units=outcome.units)
         report.write(self.run_dir, rep, outcome.records)
         return rep
