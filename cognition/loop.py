@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -62,7 +62,7 @@ class CycleRecord:
     winner_share: dict
     extras: dict
     phi: dict | None = None
-    per_agent: dict = field(default_factory=dict)
+    phi_note: str | None = None  # why phi is None after the window filled (e.g. a constant unit)
 
 
 class IntegrationLoop:
@@ -150,7 +150,11 @@ class IntegrationLoop:
         means = {k: float(v.double().mean()) for k, v in per_agent.items() if k != "winner"}
         salience = {k.split(".")[0]: v for k, v in means.items() if k.endswith(".salience")}
         extras = {k: v for k, v in means.items() if not k.endswith(".salience")}
-        return CycleRecord(cycle, salience, share, extras, phi=self.phi_at(units, cycle))
+        try:
+            phi_now, note = self.phi_at(units, cycle), None
+        except ValueError as exc:  # e.g. a unit constant over the window: Phi undefined, not a crash
+            phi_now, note = None, str(exc)
+        return CycleRecord(cycle, salience, share, extras, phi=phi_now, phi_note=note)
 
     def phi_at(self, units: np.ndarray, cycle: int) -> dict | None:
         """Phi over the trailing window ending at ``cycle`` (None while the window fills)."""

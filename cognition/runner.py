@@ -179,7 +179,6 @@ class Runner:
 
     def _metrics_record(self, record, batch, retries, seconds: float) -> dict:
         rec = dataclasses.asdict(record)
-        rec.pop("per_agent", None)
         rec["batch"] = batch
         rec["retries"] = [r for r in retries if r["cycle"] == record.cycle]
         rec["timing"] = {"cycle_s": seconds}
