@@ -48,7 +48,7 @@ def test_quantum_expectation_features_equal_exact_statevector():
                              backend=_torch_backend(), width=n)
     b = torch.tensor([[0.3, -1.2, 0.8, 0.05]], dtype=F64)
     q, _ = mod.features({}, b)
-    angles = (math.pi * np.tanh(b.numpy()))[0]
+    angles = np.tanh(b.numpy())[0]  # to_qiskit() applies the builder's pi scale
     qc = mod.circuit.to_qiskit()
     sv = Statevector(qc.assign_parameters(angles))
     label = lambda qs: "".join("Z" if k in qs else "I" for k in reversed(range(n)))  # noqa: E731
@@ -78,7 +78,7 @@ def test_quantum_sampler_matches_exact_born_distribution_within_shot_noise():
     b = torch.tensor([[0.4, -0.7, 1.1, 0.2]], dtype=F64)
     streams = AgentStreams(0, np.array([0]), "unconscious", 1)
     prop, _ = mod.propose({}, {"broadcast": b}, streams)
-    sv = Statevector(mod.circuit.to_qiskit().assign_parameters(math.pi * np.tanh(b.numpy()[0])))
+    sv = Statevector(mod.circuit.to_qiskit().assign_parameters(np.tanh(b.numpy()[0])))
     p = sv.probabilities()  # little-endian: bit k of the index is qubit k
     z_exact = np.array([sum(p[i] * (1 - 2 * ((i >> k) & 1)) for i in range(2**n)) for k in range(n)])
     content_exact = np.tanh(mod.M.numpy() @ z_exact)

@@ -48,7 +48,10 @@ def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = Non
         if name == "hybrid":
             modules.append(cls(mcfg, dtype, device, model="quantum" if quantum else "markov"))
         elif quantum:
-            modules.append(cls(mcfg, D, seed, dtype, device, backend=backend, width=widths[name]))
+            try:
+                modules.append(cls(mcfg, D, seed, dtype, device, backend=backend, width=widths[name]))
+            except ValueError as exc:  # the circuit builder's size checks, e.g. too few qubits for D inputs
+                raise ConfigError(f"modules.{name}.qubits", widths[name], f"a width that fits: {exc}") from None
         else:
             modules.append(cls(mcfg, D, seed, dtype, device))
     return modules

@@ -82,7 +82,7 @@ class QuantumExpectation(Expectation):
         return self.backend.name
 
     def features(self, state, broadcast):
-        angles = (math.pi * torch.tanh(broadcast)).detach().cpu().double().numpy()
+        angles = torch.tanh(broadcast).detach().cpu().double().numpy()  # the builder scales by pi
         parts = [self.backend.expectations_z(self.circuit, angles)]
         if self.pairs:
             parts.append(self.backend.expectations_zz(self.circuit, angles, self.pairs))

@@ -59,7 +59,7 @@ class QuantumUnconscious(Unconscious):
 
     def propose(self, state, inputs, streams):
         b_prev = inputs["broadcast"]
-        angles = (math.pi * torch.tanh(b_prev)).detach().cpu().double().numpy()
+        angles = torch.tanh(b_prev).detach().cpu().double().numpy()  # the builder scales by pi
         counts = self.backend.sample(self.circuit, angles, self.cfg.shots, streams.seeds())
         freq = torch.as_tensor(counts, dtype=torch.float64) / self.cfg.shots
         z = (freq @ self._z_of_outcome).to(dtype=self.dtype, device=self.device)
