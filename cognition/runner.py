@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from cognition.loop import IntegrationLoop, LoopState
 from cognition.rundir import write_metrics
