@@ -16,12 +16,15 @@ import numpy as np
 
 
 def block_bootstrap_mean_ci(series: np.ndarray, block: int, n_boot: int, confidence: float,
-                            seed: int) -> tuple[float, float]:
-    """Percentile CI of the mean of a dependent series by the moving-block bootstrap."""
+                            seed: int) -> tuple[float, float] | None:
+    """Percentile CI of the mean of a dependent series by the moving-block bootstrap.
+
+    None when the series is no longer than one block (no CI can be had from it).
+    """
     x = np.asarray(series, dtype=np.float64)
     T = len(x)
-    if T < 2:
-        return (float("nan"), float("nan"))
+    if T <= block:  # one block covers the series: resampling cannot see its variability
+        return None
     block = max(1, min(block, T))
     n_blocks = int(np.ceil(T / block))
     rng = np.random.default_rng(seed)
@@ -40,10 +43,13 @@ def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[
     out = {"measure": measure, "units": "bits", "lag": cfg.phi.lag, "window_cycles": window,
            "unit_names": unit_names, "n_cycles_with_phi": int(len(per_cycle))}
     if len(per_cycle):
-        lo, hi = block_bootstrap_mean_ci(per_cycle, window, max(cfg.phi.bootstrap, 200), cfg.phi.confidence,
-                                         cfg.run.seed)
-        out.update(mean_bits=float(per_cycle.mean()), mean_ci_bits=[lo, hi], confidence=cfg.phi.confidence,
-                   mean_ci_method=f"moving-block bootstrap of the per-cycle series, block = {window} cycles")
+        ci = block_bootstrap_mean_ci(per_cycle, window, max(cfg.phi.bootstrap, 200), cfg.phi.confidence,
+                                     cfg.run.seed)
+        out.update(mean_bits=float(per_cycle.mean()), mean_ci_bits=list(ci) if ci else None,
+                   confidence=cfg.phi.confidence,
+                   mean_ci_method=(f"moving-block bootstrap of the per-cycle series, block = {window} cycles"
+                                   if ci else f"none: {len(per_cycle)} per-cycle values, no more than one "
+                                   f"block of {window}; run more cycles for a CI"))
     else:
         out.update(mean_bits=None, mean_ci_bits=None, note=f"no cycle reached the Phi window of {window} cycles")
     out.update(_whole_run(cfg, units[:, :len(records), :], unit_names))

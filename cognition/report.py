@@ -1,25 +1,42 @@
-"""The run report: report.json (numbers), report.md (for people) and PNG plots."""
+"""The run report, and ``python -m cognition.report``: rebuild a run's report, or compare runs.
+
+A run's report is ``report.json`` (the numbers), ``report.md`` with PNG plots beside it
+and ``report.html``, which embeds the plots so it is one file. Everything in them is a
+function of the run directory (config.yaml, provenance.json, metrics.jsonl, report.json
+and the newest checkpoint's unit signals), so ``python -m cognition.report RUN_DIR``
+rebuilds them.
+
+    python -m cognition.report RUN_DIR                  rebuild RUN_DIR's report
+    python -m cognition.report RUN_A RUN_B [...] [--out DIR]
+                                                        compare runs: a table on stdout,
+                                                        comparison.md/.html/.png in DIR
+
+Exit codes: 0 done; 2 bad input (a path that is not a finished run, an unwritable
+``--out``): one line on stderr, no traceback.
+"""
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from pathlib import Path
 
-from cognition import plots
-from cognition.rundir import write_json
+import yaml
 
+from cognition.errors import UsageError
 
-def _fmt(x, digits=4) -> str:
-    if x is None:
-        return "n/a"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}"
-    return str(x)
+EXIT_OK, EXIT_USAGE = 0, 2
+PLOTS = {"phi": "phi_over_cycles.png", "mib": "mib.png", "workspace": "salience.png", "hybrid": "hybrid.png",
+         "memory": "memory.png"}
 
 
 def build(*, status: str, message: str, phi_summary: dict, criteria: list[dict], provenance: dict,
-          retries: list[dict], records: list[dict], telemetry_summary: dict) -> dict:
+          retries: list[dict], records: list[dict], telemetry_summary: dict, cfg=None, units=None) -> dict:
+    """report.json's content. With ``cfg`` and ``units`` (agents, >= cycles, n_units) it also holds
+    ``phi_bands``: the per-cycle bootstrap and null bands (:mod:`cognition.reporting.bands`)."""
     interference = [r["extras"].get("hybrid.interference") for r in records]
     interference = [v for v in interference if v is not None]
-    return {
+    report = {
         "status": status,
         "message": message,
         "cycles_completed": len(records),
@@ -32,44 +49,93 @@ def build(*, status: str, message: str, phi_summary: dict, criteria: list[dict],
         "classical_components": provenance["classical_components"],
         "telemetry": telemetry_summary,
     }
+    if cfg is not None and units is not None:
+        from cognition.reporting.bands import run_bands
+
+        report["phi_bands"] = run_bands(cfg.to_dict(), phi_summary, units, len(records))
+    return report
 
 
 def write(run_dir: Path, report: dict, records: list[dict]) -> list[Path]:
+    """Write report.json, the PNG plots, report.md and report.html into ``run_dir``; return the PNGs.
+
+    Reads config.yaml and provenance.json from ``run_dir`` (the session has written them).
+    """
+    from cognition.reporting import document, plots, sections
+    from cognition.rundir import write_json
+
     run_dir = Path(run_dir)
+    # exactly what metrics.jsonl holds (sorted keys), so that a rebuild from the directory draws the same report
+    records = json.loads(json.dumps(records, sort_keys=True))
+    provenance = json.loads((run_dir / "provenance.json").read_text())
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
     write_json(run_dir / "report.json", report)
-    pngs = [plots.phi_over_cycles(records, report["phi"], run_dir / "phi_over_cycles.png")]
-    if records:
-        pngs.append(plots.salience_over_cycles(records, run_dir / "salience.png"))
-    (run_dir / "report.md").write_text(markdown(report, [p.name for p in pngs]))
-    return pngs
-
-
-def markdown(report: dict, images: list[str]) -> str:
     phi = report["phi"]
-    verdict = "PASSED" if report["passed"] else "FAILED"
-    lines = [f"# Phi report: {verdict}", "",
-             f"Status: {report['status']}, {report['cycles_completed']} cycles. {report['message']}".rstrip(), "",
-             "## Integrated information", "",
-             f"- measure: {phi['measure']} (bits), lag {phi['lag']}, per-cycle window {phi['window_cycles']} cycles",
-             f"- mean over cycles: {_fmt(phi.get('mean_bits'))} bits, "
-             f"CI {[_fmt(v) for v in phi['mean_ci_bits']] if phi.get('mean_ci_bits') else 'n/a'}"]
-    whole = phi.get("whole_run")
-    if whole:
-        m = phi["measure"]
-        ci = (whole.get("ci") or {}).get(m)
-        p = (whole.get("p_value") or {}).get(m)
-        lines += [f"- whole run: {_fmt(whole.get(m))} bits, CI {[_fmt(v) for v in ci] if ci else 'n/a'}, "
-                  f"surrogate p-value {_fmt(p)}",
-                  f"- minimum-information bipartition: {phi['partition_named'][0]} | {phi['partition_named'][1]}"]
-    lines += ["", "## Criteria", "", "| criterion | value | required | result |", "|---|---|---|---|"]
-    for c in report["criteria"]:
-        lines.append(f"| {c['name']} | {_fmt(c['value'])} | {c['required']} | {'pass' if c['passed'] else 'FAIL'} |")
-    lines += ["", "## Components", ""]
-    lines += [f"- {n}: {b}" for n, b in report["components"].items()]
-    if report["classical_components"]:
-        lines.append(f"- classical components: {', '.join(report['classical_components'])}")
-    lines += ["", "## Retries", ""]
-    lines += [f"- cycle {r['cycle']}: {r['kind']}, batch {r['batch_before']} -> {r['batch_after']}"
-              for r in report["retries"]] or ["- none"]
-    lines += ["", "## Plots", ""] + [f"![{name}]({name})" for name in images]
-    return "\n".join(lines) + "\n"
+    figures = {
+        "phi": plots.phi_over_cycles(records, phi, report.get("phi_bands"), run_dir / PLOTS["phi"]),
+        "mib": plots.mib_over_cycles(records, phi, run_dir / PLOTS["mib"]),
+        "workspace": plots.workspace_over_cycles(records, config["modules"]["enabled"], run_dir / PLOTS["workspace"]),
+        "hybrid": plots.hybrid_over_cycles(records, run_dir / PLOTS["hybrid"]),
+        "memory": plots.resources_over_cycles(records, run_dir / PLOTS["memory"]),
+    }
+    title = sections.title(report, provenance)
+    body = sections.run_sections(report, records, provenance, config, figures)
+    (run_dir / "report.md").write_text(document.markdown(title, body))
+    (run_dir / "report.html").write_text(document.html_page(title, body))
+    return [p for p in figures.values() if p is not None]
+
+
+def rebuild(run_dir: str | Path) -> list[Path]:
+    """Rebuild a finished run's report from its directory alone; NotARunError for anything else."""
+    from cognition.reporting.bands import run_bands
+    from cognition.reporting.rundata import load_run, load_units
+
+    run = load_run(run_dir)
+    report = dict(run.report)
+    units = load_units(run.path, len(run.records))
+    if units is not None and run.report["phi"].get("window_cycles"):
+        report["phi_bands"] = run_bands(run.config, report["phi"], units, len(run.records))
+    elif "phi_bands" not in report:
+        report["phi_bands"] = {"note": "no verified checkpoint holds the unit signals of every cycle"}
+    return write(run.path, report, run.records)
+
+
+def _parser() -> argparse.ArgumentParser:
+    class OneLine(argparse.ArgumentParser):
+        def error(self, message):
+            raise UsageError(f"{self.prog}: {message} (see --help)")
+
+    p = OneLine(prog="python -m cognition.report", description=(
+        "Rebuild a run's report (one RUN_DIR), or compare runs side by side (several): a table on stdout and "
+        "comparison.md, comparison.html and comparison.png in --out. Exit 0 done, 2 bad input."))
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run directories written by cognition.validate")
+    p.add_argument("--out", metavar="DIR", default=".", help="where the comparison files go (default: .)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        if len(args.run_dirs) == 1:
+            pngs = rebuild(args.run_dirs[0])
+            run_dir = Path(args.run_dirs[0])
+            print(f"rebuilt {run_dir / 'report.md'} and {run_dir / 'report.html'} with {len(pngs)} plots")
+            return EXIT_OK
+        from cognition.reporting import compare
+
+        comparison = compare.compare_dirs(args.run_dirs)
+        print(compare.table_text(comparison))
+        for path in compare.write_files(comparison, args.out):
+            print(f"wrote {path}")
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # e.g. a run directory that is read-only
+        where = f" {exc.filename}:" if exc.filename else ""
+        print(f"error:{where} cannot write the report ({exc.strerror or exc})", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""Read a run directory back: everything a report is rebuilt from.
+
+A finished run directory holds ``config.yaml``, ``provenance.json``,
+``metrics.jsonl`` and ``report.json`` (see :mod:`cognition.rundir`). The recorded
+unit signals, which the per-cycle bands need, are read from ``units.npy`` (or, for
+older runs, the newest verified checkpoint's ``units`` array), (agents, cycles, n_units). Anything else is not a
+run: :class:`NotARunError`, one line naming the directory and what is missing.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from cognition.errors import UsageError
+
+REQUIRED = ("config.yaml", "provenance.json", "metrics.jsonl")
+
+MODE_NAMES = {"disabled": "classical", "lite": "quantum-lite", "full": "full quantum"}
+
+
+class NotARunError(UsageError):
+    """The path is not a finished hybrid-cognition run directory (exit code 2)."""
+
+
+@dataclass
+class RunData:
+    path: Path
+    report: dict  # report.json
+    records: list[dict]  # metrics.jsonl, one per cycle
+    provenance: dict  # provenance.json
+    config: dict  # config.yaml (the resolved configuration)
+
+    @property
+    def mode(self) -> str:
+        """classical, quantum-lite or full quantum."""
+        mode = self.provenance.get("quantum_mode") or self.config.get("quantum", {}).get("mode")
+        return MODE_NAMES.get(mode, str(mode))
+
+
+def _read(path: Path, parse):
+    try:
+        return parse(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise NotARunError(f"{path}: cannot be read as a run file ({first})") from None
+
+
+def _records(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def load_run(path: str | Path) -> RunData:
+    """Read a finished run directory; NotARunError (one line) for anything else."""
+    path = Path(path)
+    if not path.is_dir():
+        why = "not a directory" if path.exists() else "does not exist"
+        raise NotARunError(f"{path}: not a run directory ({why})")
+    missing = [f for f in REQUIRED if not (path / f).is_file()]
+    if missing:
+        raise NotARunError(f"{path}: not a hybrid-cognition run directory (missing {', '.join(missing)})")
+    if not (path / "report.json").is_file():
+        raise NotARunError(f"{path}: the run has no report.json (it did not finish); continue it with "
+                           f"python -m cognition.validate --resume {path}")
+    report = _read(path / "report.json", json.loads)
+    config = _read(path / "config.yaml", yaml.safe_load)
+    if not isinstance(report, dict) or "phi" not in report or not isinstance(config, dict):
+        raise NotARunError(f"{path}: report.json or config.yaml is not a hybrid-cognition run's")
+    return RunData(path, report, _read(path / "metrics.jsonl", _records),
+                   _read(path / "provenance.json", json.loads), config)
+
+
+def load_units(path: str | Path, cycles: int) -> np.ndarray | None:
+    """Recorded unit signals (agents, cycles, n_units), or None when the run directory has none.
+
+    From ``units.npy`` (written at the end of every run), else from the newest verified
+    checkpoint (runs written before units.npy existed); None when neither holds ``cycles``
+    cycles.
+    """
+    path = Path(path)
+    if (path / "units.npy").is_file():
+        try:
+            units = np.load(path / "units.npy", allow_pickle=False)
+        except (OSError, ValueError):
+            units = None
+        if units is not None and units.ndim == 3 and units.shape[1] >= cycles:
+            return np.asarray(units, dtype=np.float64)[:, :cycles, :]
+    from cognition.runtime.checkpoint import CheckpointError, CheckpointStore
+
+    try:
+        payload, cycle = CheckpointStore(path).load_latest()
+    except CheckpointError:
+        return None
+    units = payload.get("units")
+    if units is None or cycle < cycles:
+        return None
+    return np.asarray(units, dtype=np.float64)[:, :cycles, :]

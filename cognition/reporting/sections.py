@@ -1,0 +1,244 @@
+"""The run report's content: its sections, built from report.json's numbers, the records and provenance.
+
+Every number carries its unit (bits, MiB, s). :data:`SECTIONS` lists the section
+titles in order; the tests check that each one is present in report.md and report.html.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from cognition.reporting import fmt
+from cognition.reporting.document import Figure, Section, Table
+from cognition.reporting.plots import module_order
+from cognition.reporting.rundata import MODE_NAMES
+
+SECTIONS = ("Summary", "Integrated information (Phi)", "Minimum-information bipartition", "Workspace competition",
+            "Hybrid cognition", "Memory and time", "Retries and fallbacks", "Criteria", "Provenance")
+MEASURES = ("tdmi", "phi_wms", "phi_r", "stochastic_interaction")
+CAPTIONS = {"phi": "Per-cycle Phi with its bootstrap band, the null model's band and the mean over cycles with its CI",
+            "mib": "Side of the MIB of each unit, per cycle and for the whole run",
+            "workspace": "Mean salience per module and the share of agents each module won",
+            "hybrid": "Interference term, choice probability and belief of the hybrid module",
+            "memory": "Memory, seconds and agents per launch per cycle"}
+
+
+def title(report: dict, provenance: dict) -> str:
+    verdict = "PASSED" if report["passed"] else "FAILED"
+    mode = provenance.get("quantum_mode")
+    return (f"Phi report: {verdict} ({MODE_NAMES.get(mode, mode)} mode, seed {provenance.get('seed')}, "
+            f"{report['cycles_completed']} cycles)")
+
+
+def cycle_seconds(records: list[dict]) -> np.ndarray:
+    """Seconds per cycle, from metrics ``timing.cycle_s`` (shape (cycles,))."""
+    return np.array([(r.get("timing") or {}).get("cycle_s", np.nan) for r in records], dtype=float)
+
+
+def run_sections(report: dict, records: list[dict], provenance: dict, config: dict,
+                 figures: dict[str, Path | None]) -> list[Section]:
+    """All sections of the run report; ``figures`` maps a plot's name to its PNG (None: not drawn)."""
+    def fig(name):
+        return [Figure(figures[name], CAPTIONS[name])] if figures.get(name) else []
+
+    return [
+        _summary(report, records, provenance, config),
+        Section(SECTIONS[1], _phi_blocks(report, records) + fig("phi")),
+        Section(SECTIONS[2], _mib_blocks(report, records) + fig("mib")),
+        Section(SECTIONS[3], _workspace_blocks(records, config["modules"]["enabled"]) + fig("workspace")),
+        Section(SECTIONS[4], _hybrid_blocks(records) + fig("hybrid")),
+        Section(SECTIONS[5], _resource_blocks(report, records) + fig("memory")),
+        Section(SECTIONS[6], _retry_blocks(report, provenance)),
+        Section(SECTIONS[7], [Table(["criterion", "value", "required", "result"],
+                                    [[c["name"], _criterion_value(c), str(c["required"]),
+                                      "pass" if c["passed"] else "FAIL"] for c in report["criteria"]])]),
+        Section(SECTIONS[8], _provenance_blocks(provenance, config)),
+    ]
+
+
+def _criterion_value(c: dict) -> str:
+    """The measured value, in bits where the requirement is in bits (e.g. mean Phi)."""
+    bits = isinstance(c["value"], float) and "bits" in str(c["required"])
+    return fmt.bits(c["value"]) if bits else fmt.number(c["value"])
+
+
+def _summary(report, records, provenance, config) -> Section:
+    phi = report["phi"]
+    whole = phi.get("whole_run") or {}
+    m = phi["measure"]
+    secs = cycle_seconds(records)
+    status = f"Status: {report['status']} after {report['cycles_completed']} of {config['run']['cycles']} cycles."
+    mode = provenance.get("quantum_mode")
+    items = [f"verdict: {'every criterion passed' if report['passed'] else 'a criterion failed'}",
+             f"mean {m} over cycles: {fmt.bits(phi.get('mean_bits'))}, CI {fmt.interval(phi.get('mean_ci_bits'))}",
+             f"whole-run {m}: {fmt.bits(whole.get(m))}, "
+             f"surrogate p-value {fmt.p_value((whole.get('p_value') or {}).get(m))}",
+             f"quantum mode: {MODE_NAMES.get(mode, mode)} ({mode}), {config['run']['agents']} agents, "
+             f"seed {provenance.get('seed')}",
+             f"device: {device_text(provenance['device'])}",
+             f"time: {fmt.seconds(float(np.nansum(secs)))} in total, median {fmt.seconds(_median(secs))} per cycle"]
+    blocks = [status + (f" {report['message']}" if report["message"] else ""), items]
+    return Section(SECTIONS[0], blocks)
+
+
+def device_text(dev: dict) -> str:
+    """``cpu: why`` from provenance's device entry (its reason usually starts with the device already)."""
+    reason = dev.get("reason") or ""
+    return reason if reason.startswith(str(dev["device"])) else f"{dev['device']}: {reason}".rstrip(": ")
+
+
+def _median(x: np.ndarray):
+    x = x[np.isfinite(x)]
+    return float(np.median(x)) if len(x) else None
+
+
+def _phi_blocks(report: dict, records: list[dict]) -> list:
+    phi = report["phi"]
+    m = phi["measure"]
+    whole = phi.get("whole_run") or {}
+    items = [f"measure: {m} in bits, lag {phi['lag']} cycle(s), over {len(phi['unit_names'])} units "
+             f"(two per node of the wiring graph)",
+             f"per cycle: over a trailing window of {phi['window_cycles']} cycles pooled over agents, "
+             f"{phi['n_cycles_with_phi']} cycles with an estimate"]
+    undefined = [r for r in records if r.get("phi_note")]
+    if undefined:
+        items.append(f"{len(undefined)} cycles after the window filled have no estimate (first at cycle "
+                     f"{undefined[0]['cycle']}: {undefined[0]['phi_note']})")
+    if phi.get("mean_bits") is not None:
+        items.append(f"mean over cycles: {fmt.bits(phi['mean_bits'])}, {phi.get('confidence', 0.95):.0%} CI "
+                     f"{fmt.interval(phi.get('mean_ci_bits'))} ({phi.get('mean_ci_method', '')})")
+    elif phi.get("note"):
+        items.append(f"mean over cycles: n/a ({phi['note']})")
+    if whole:
+        items += [f"whole run: {fmt.bits(whole.get(m))} from {whole.get('n_samples')} lagged samples, CI "
+                  f"{fmt.interval((whole.get('ci') or {}).get(m))} ({whole['method'].get('ci')})",
+                  f"null model: {whole['method'].get('null_model')}; p-value "
+                  f"{fmt.p_value((whole.get('p_value') or {}).get(m))}"]
+    elif phi.get("whole_run_note"):
+        items.append(f"whole run: n/a ({phi['whole_run_note']})")
+    bands = report.get("phi_bands") or {}
+    if "cycles" in bands:
+        items.append(f"per-cycle bands: {bands['ci_method']}; null band: {bands['null_method']}")
+        if bands.get("null_bits"):
+            items.append(f"{bands['cycles_above_null']} of {bands['n_cycles']} evaluated cycles lie above the null "
+                         f"band's upper edge (its {(1 + bands['confidence']) / 2:.1%} quantile)")
+    elif bands.get("note"):
+        items.append(f"per-cycle bands: {bands['note']}")
+    blocks = [items]
+    if whole:
+        ci, p = whole.get("ci") or {}, whole.get("p_value") or {}
+        rows = [[k, fmt.bits(whole.get(k)), fmt.interval(ci.get(k)), fmt.p_value(p.get(k))] for k in MEASURES]
+        blocks.append(Table(["whole-run measure", "value", "CI", "surrogate p-value"], rows))
+    return blocks
+
+
+def _mib_blocks(report: dict, records: list[dict]) -> list:
+    phi = report["phi"]
+    if not phi.get("partition_named"):
+        return ["No whole-run estimate, so no minimum-information bipartition."]
+    a, b = phi["partition_named"]
+    per_cycle = [tuple(map(tuple, r["phi"]["mib"])) for r in records if r.get("phi") and r["phi"].get("mib")]
+    whole = tuple(map(tuple, phi["partition"]))
+    items = [f"whole run: {{{', '.join(a)}}} | {{{', '.join(b)}}}",
+             f"criterion: {(phi.get('whole_run') or {}).get('method', {}).get('mib_criterion', 'n/a')}"]
+    if per_cycle:
+        top, count = Counter(per_cycle).most_common(1)[0]
+        names = phi["unit_names"]
+        items += [f"per cycle: the whole-run MIB is the MIB of {sum(p == whole for p in per_cycle)} of "
+                  f"{len(per_cycle)} cycles",
+                  f"most frequent per-cycle MIB ({count} cycles): {{{', '.join(names[i] for i in top[0])}}} | "
+                  f"{{{', '.join(names[i] for i in top[1])}}}"]
+    return [items]
+
+
+def _workspace_blocks(records: list[dict], enabled: list[str]) -> list:
+    if not records:
+        return ["No cycle completed."]
+    names = module_order(records, enabled)
+    rows = [[n, fmt.number(float(np.mean([r["salience"][n] for r in records]))),
+             fmt.percent(float(np.mean([r["winner_share"].get(n, 0.0) for r in records]))),
+             fmt.percent(records[-1]["winner_share"].get(n, 0.0))] for n in names]
+    return [Table(["module", "mean salience", "share of agents won (mean over cycles)", "share won, last cycle"],
+                  rows)]
+
+
+def _hybrid_blocks(records: list[dict]) -> list:
+    vals = np.array([r["extras"]["hybrid.interference"] for r in records
+                     if r["extras"].get("hybrid.interference") is not None])
+    if not len(vals):
+        return ["The hybrid module is not enabled in this run."]
+    items = [f"interference term, mean over agents and cycles: {fmt.number(float(vals.mean()))} "
+             f"(range {fmt.number(float(vals.min()))} .. {fmt.number(float(vals.max()))}; a probability: "
+             "P(act | unknown) minus the law of total probability's mixture; exactly 0 for the Markov twin)"]
+    entropy = [r["extras"]["unconscious.sample_entropy_bits"] for r in records
+               if r["extras"].get("unconscious.sample_entropy_bits") is not None]
+    if entropy:
+        items.append(f"unconscious sampler: mean entropy of the sampled bitstrings {fmt.bits(float(np.mean(entropy)))}")
+    return [items]
+
+
+def _resource_blocks(report: dict, records: list[dict]) -> list:
+    tel = report.get("telemetry") or {}
+    secs = cycle_seconds(records)
+    items = []
+    for key, label in (("mem_peak_rss_bytes", "peak resident memory (RSS) of the process"),
+                       ("mem_peak_bytes", "peak CUDA memory in tensors"),
+                       ("mem_peak_reserved_bytes", "peak CUDA memory reserved by the caching allocator")):
+        if key in tel:
+            items.append(f"{label}: {fmt.mib(tel[key])}")
+    if "mem_fragmentation_mean" in tel:
+        items.append("CUDA fragmentation (1 - allocated / reserved): "
+                     f"mean {fmt.percent(tel['mem_fragmentation_mean'])}, "
+                     f"max {fmt.percent(tel['mem_fragmentation_max'])}")
+    if "mem_alloc_retries" in tel:
+        items.append(f"allocator retries (cudaMalloc failures that flushed the cache): {tel['mem_alloc_retries']}")
+    if len(secs):
+        items += [f"time: {fmt.seconds(float(np.nansum(secs)))} in total over {len(secs)} cycles; median "
+                  f"{fmt.seconds(_median(secs))} per cycle; first cycle {fmt.seconds(float(secs[0]))} "
+                  "(includes warm-up)"]
+    return [items or ["no telemetry recorded"]]
+
+
+def _retry_blocks(report: dict, provenance: dict) -> list:
+    blocks: list = []
+    if report["retries"]:
+        blocks.append(Table(["cycle", "attempt", "kind", "agents per launch", "error"],
+                            [[str(r["cycle"]), str(r.get("attempt", "")), r["kind"],
+                              f"{r['batch_before']} -> {r['batch_after']}", r.get("error", "")]
+                             for r in report["retries"]]))
+    else:
+        blocks.append("No cycle was retried.")
+    dev = provenance["device"]
+    items = [f"device fallback: {'yes' if dev.get('fell_back') else 'no'} ({device_text(dev)})",
+             f"classical fallback of a quantum component: {'yes' if provenance.get('classical_fallback') else 'no'}",
+             "classical components: " + (", ".join(report["classical_components"]) or "none")]
+    items += [f"note: {n}" for n in provenance.get("notes") or []]
+    blocks.append(items)
+    return blocks
+
+
+def _provenance_blocks(provenance: dict, config: dict) -> list:
+    pkg = provenance.get("package") or {}
+    qb = provenance.get("quantum_backend") or {}
+    rows = [["package", f"{pkg.get('name')} {pkg.get('version')}"], ["git SHA", str(pkg.get("git_sha"))],
+            ["started at", str(provenance.get("started_at"))], ["python", str(provenance.get("python"))],
+            ["platform", str(provenance.get("platform"))], ["seed", str(provenance.get("seed"))],
+            ["quantum mode", str(provenance.get("quantum_mode"))],
+            ["quantum backend", f"{qb['name']}, {qb.get('threads')} threads, cap {qb.get('max_qubits')} qubits: "
+                                f"{qb.get('reason', '')}" if qb else "none (classical run)"],
+            ["command", " ".join(provenance.get("argv") or [])]]
+    for name, comp in (provenance.get("components") or {}).items():
+        detail = ", ".join(f"{k} {comp[k]}" for k in ("circuit", "qubits", "shots", "hidden", "model") if k in comp)
+        rows.append([f"module {name}",
+                     f"{comp.get('variant')} on {comp.get('backend')}" + (f" ({detail})" if detail else "")])
+    libs = provenance.get("libraries") or {}
+    rows.append(["libraries", ", ".join(f"{k} {v}" for k, v in libs.items() if v)])
+    alloc = provenance.get("allocator") or {}
+    if alloc:
+        rows.append(["allocator", f"torch reads {alloc.get('reads')}; in effect: {alloc.get('effective')}"])
+    phi_cfg = config.get("phi", {})
+    rows.append(["Phi settings", ", ".join(f"{k} {v}" for k, v in phi_cfg.items())])
+    return [Table(["what", "value"], rows), "The full configuration is config.yaml and the full provenance "
+                                           "provenance.json in this run directory."]
