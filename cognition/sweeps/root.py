@@ -1,0 +1,148 @@
+"""The sweep directory: one run directory per point, plus what the sweep itself needs.
+
+Layout (``--out``, default ``sweeps/<sweep name>``)::
+
+    sweep.yaml            the sweep file as given (the last one run here)
+    points.json           every point: index, name, parameters
+    configs/NAME.yaml     each point's resolved configuration (what its run was started with)
+    logs/NAME.log         each point's output, attempt after attempt
+    NAME/                 the point's run directory (see cognition.rundir)
+    aggregate.csv         one row per point (and aggregate.parquet when pyarrow is installed)
+    phi_vs_KEY.png        mean Phi against each swept key
+    .lock                 held while a sweep runs here, so two sweeps never share points
+
+:func:`survey` reads it without writing anything, before anything starts: an
+existing run directory made from a different configuration, or something that
+is not a run directory where a point's should be, is a one-line SweepError.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from cognition.rundir import write_json
+from cognition.sweeps.keys import SweepError
+from cognition.sweeps.point import PointTask
+from cognition.sweeps.spec import SweepSpec
+from cognition.sweeps.state import point_state
+
+RUNNING_DIR = ".running"
+
+
+def _first_difference(a, b, prefix: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{prefix}{key}.")
+    return f"{prefix.rstrip('.')} ({a!r} there, {b!r} in the sweep)"
+
+
+def _check_same_config(run_dir: Path, cfg) -> None:
+    """A run directory continued or reused by the sweep must hold this point's configuration.
+
+    ``runtime`` is left out: it changes how a run executes, not its numbers.
+    """
+    try:
+        there = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        raise SweepError(f"{run_dir}: config.yaml is unreadable; move the directory away") from None
+    there.pop("runtime", None)
+    here = cfg.to_dict()
+    here.pop("runtime", None)
+    if there != here:
+        raise SweepError(f"{run_dir} was run with a different configuration, at "
+                         f"{_first_difference(there, here)}; move it away or choose another --out")
+
+
+@dataclass
+class Survey:
+    root: Path
+    states: dict[str, str]  # point name -> finished | resume | restart | fresh
+
+    @property
+    def finished(self) -> list[str]:
+        return [n for n, s in self.states.items() if s == "finished"]
+
+    @property
+    def to_run(self) -> list[str]:
+        return [n for n, s in self.states.items() if s != "finished"]
+
+
+def survey(spec: SweepSpec, root: str | Path) -> Survey:
+    """The state of every point under ``root``; writes nothing."""
+    root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise SweepError(f"--out {root}: exists and is not a directory")
+    others = [e for e in root.iterdir() if e.name != ".lock"] if root.is_dir() else []
+    if others and not (root / "points.json").is_file():
+        raise SweepError(f"--out {root}: a non-empty directory that is not a sweep directory; choose another")
+    states = {}
+    for point in spec.points:
+        run_dir = root / point.name
+        state = point_state(run_dir)
+        if state == "foreign":
+            raise SweepError(f"{run_dir}: not a finished or resumable run directory; move it away")
+        if state in ("finished", "resume"):
+            _check_same_config(run_dir, point.config)
+        states[point.name] = state
+    return Survey(root, states)
+
+
+class SweepLock:
+    """An exclusive ``flock`` on ``ROOT/.lock`` for the duration of a sweep."""
+
+    def __init__(self, root: Path):
+        self.path, self._fd = Path(root) / ".lock", None
+
+    def __enter__(self):
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise SweepError(f"--out {self.path.parent}: another sweep is running there") from None
+        os.ftruncate(self._fd, 0)
+        os.write(self._fd, f"{os.getpid()}\n".encode())
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+
+
+def write_inputs(spec: SweepSpec, root: Path, names: list[str]) -> None:
+    """sweep.yaml, points.json and the configs of the points about to run."""
+    from cognition.rundir import write_yaml
+
+    for sub in ("configs", "logs", RUNNING_DIR):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    for stale in (root / RUNNING_DIR).iterdir():  # markers of a sweep that was killed
+        stale.unlink()
+    (root / "sweep.yaml").write_text(spec.path.read_text())
+    write_json(root / "points.json", [{"index": p.index, "name": p.name, "params": p.params}
+                                      for p in spec.points])
+    wanted = set(names)
+    for p in spec.points:
+        if p.name in wanted:
+            write_yaml(root / "configs" / f"{p.name}.yaml", p.config.to_dict())
+
+
+def point_tasks(spec: SweepSpec, root: Path, names: list[str], *, threads: int,
+                faults: dict[str, str] | None = None) -> list[PointTask]:
+    root = root.resolve()  # a Ray worker may run in another directory
+    wanted, faults = set(names), faults or {}
+    return [PointTask(name=p.name, run_dir=str(root / p.name), config_path=str(root / "configs" / f"{p.name}.yaml"),
+                      log_path=str(root / "logs" / f"{p.name}.log"), running_dir=str(root / RUNNING_DIR),
+                      threads=threads, fault=faults.get(p.name))
+            for p in spec.points if p.name in wanted]
+
+
+def running_count(root: Path) -> int:
+    try:
+        return sum(1 for _ in (Path(root) / RUNNING_DIR).iterdir())
+    except OSError:
+        return 0
