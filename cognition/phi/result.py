@@ -1,0 +1,57 @@
+"""``PhiResult``: the measures at the MIB, with how they were obtained."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from cognition.phi.partitions import mask_to_mib
+
+
+@dataclasses.dataclass(frozen=True)
+class PhiResult:
+    """Integrated-information measures of one system at its minimum-information bipartition.
+
+    All information quantities are in bits. ``mib`` is ((part holding node 0), (other
+    part)). ``ci`` maps "phi_wms"/"phi_r" to (low, high) at ``confidence`` when a
+    bootstrap was run, else None; ``p_value`` maps them to the surrogate p-value when a
+    null model was run, else None. ``method`` names the search, covariance estimator,
+    CI method, null model and the MIB criterion (normalised by K or not).
+    """
+
+    tdmi: float
+    phi_wms: float
+    phi_r: float
+    stochastic_interaction: float
+    mib: tuple[tuple[int, ...], tuple[int, ...]]
+    n_nodes: int
+    lag: int
+    n_samples: int | None
+    mmi: float
+    k_norm: float
+    method: dict[str, str]
+    ci: dict[str, tuple[float, float]] | None = None
+    p_value: dict[str, float] | None = None
+    confidence: float | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-able dict (tuples become lists, floats stay floats)."""
+        out = dataclasses.asdict(self)
+        out["mib"] = [list(p) for p in self.mib]
+        if self.ci is not None:
+            out["ci"] = {k: [float(v[0]), float(v[1])] for k, v in self.ci.items()}
+        return out
+
+
+def result_from_row(row: dict, r: int, *, n_nodes: int, lag: int, n_samples: int | None,
+                    method: dict[str, str], **extra) -> PhiResult:
+    """Build a PhiResult from replicate r of ``search.phi_at_mib``'s output."""
+    criterion = ("Phi_WMS / K, K = min_k H(M^k_t)" if bool(row["normalised"][r])
+                 else "Phi_WMS (unnormalised: K(B) <= 0 possible for some bipartition)")
+    values = {k: float(row[k][r]) for k in ("tdmi", "phi_wms", "phi_r", "stochastic_interaction", "mmi", "k_norm")}
+    for k, v in values.items():
+        if not math.isfinite(v):
+            raise ValueError(f"{k} came out as {v}; the covariance is numerically degenerate")
+    return PhiResult(mib=mask_to_mib(np.asarray(row["masks"][r])), n_nodes=n_nodes, lag=lag,
+                     n_samples=n_samples, method={**method, "mib_criterion": criterion}, **values, **extra)

@@ -1,0 +1,28 @@
+"""Sample paths of a stationary Gaussian VAR(1), for tests, calibration and examples."""
+from __future__ import annotations
+
+import numpy as np
+
+from cognition.phi.validation import check_var1
+from cognition.phi.var1 import stationary_covariance
+
+
+def simulate_var1(A, noise_cov, T: int, agents: int | None = None, seed=None) -> np.ndarray:
+    """X_t = A X_{t-1} + eps_t, eps_t ~ N(0, noise_cov), started in the stationary law.
+
+    X_0 ~ N(0, S) with S the stationary covariance, so there is no burn-in transient.
+    Returns (T, n), or (agents, T, n) of independent agents when ``agents`` is given.
+    """
+    A, noise = check_var1(A, noise_cov)
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
+        raise ValueError(f"T must be an integer >= 1, got {T!r}")
+    n = A.shape[0]
+    rng = np.random.default_rng(seed)
+    m = 1 if agents is None else int(agents)
+    X = np.empty((T, m, n))
+    X[0] = rng.standard_normal((m, n)) @ np.linalg.cholesky(stationary_covariance(A, noise)).T
+    eps = rng.standard_normal((T, m, n)) @ np.linalg.cholesky(noise).T
+    for t in range(1, T):
+        X[t] = X[t - 1] @ A.T + eps[t]
+    X = np.moveaxis(X, 1, 0)
+    return X[0] if agents is None else X
