@@ -116,6 +116,7 @@ class CriteriaConfig:
 @dataclass(frozen=True)
 class RuntimeConfig:
     device: str = "auto"
+    threads: Optional[int] = num(1, ge=1)  # torch and OpenBLAS CPU threads; null: library defaults
     allow_cpu_fallback: bool = False
     batch: Optional[int] = None  # agents per launch; None = all agents at once
     max_retries: int = num(3, ge=0)  # OOM retries per cycle, batch halved each time

@@ -29,6 +29,9 @@ class Session:
         self.cfg, self.faults, self.resume = cfg, faults, resume_dir is not None
         self.allocator = self._allocator(cfg)
         self.assembly = assemble(cfg)
+        from cognition.runtime.threads import set_cpu_threads
+
+        self.threads = set_cpu_threads(cfg.runtime.threads)
         self.memory_plan = self._check_memory(cfg)
         self.start = None
         if resume_dir is not None:
@@ -84,6 +87,7 @@ class Session:
                                   quantum_backend=a.quantum_backend, notes=a.notes, argv=self.argv)
         prov["allocator"] = self.allocator
         prov["memory_plan"] = self.memory_plan
+        prov["cpu_threads"] = self.threads
         if self.resume:
             prov["resumed"] = True
             prov_path = self.run_dir / "provenance.resume.json"
