@@ -16,7 +16,7 @@ from cognition.reporting.sections import SECTIONS
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def shared_run(tmp_path_factory, mode: str, cycles: int = 20) -> Path:
+def shared_run(tmp_path_factory, mode: str, cycles: int = 30) -> Path:
     """A short run in the session's base temp dir, made once and reused by every report test module."""
     from cognition.validate import main
 

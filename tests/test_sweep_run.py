@@ -22,7 +22,7 @@ from cognition.sweeps.aggregate import TIMING_COLUMNS, read_csv, without_timing
 ROOT = Path(__file__).resolve().parent.parent
 BASE = """
 base:
-  run: {cycles: 15, agents: 4}
+  run: {cycles: 15, agents: 8}
   quantum: {mode: disabled}
   phi: {window: 6, bootstrap: 20, surrogates: 20}
 """
@@ -56,7 +56,8 @@ def snapshot(root: Path) -> dict:
 
 
 def checkpoint_cycles(run_dir: Path) -> list[int]:
-    return sorted(int(p.stem.split("-")[1]) for p in (run_dir / "checkpoints").glob("ckpt-*.npz"))
+    """Cycles of the checkpoints whose completion marker is written (a body alone may be mid-write)."""
+    return sorted(int(p.stem.split("-")[1]) for p in (run_dir / "checkpoints").glob("ckpt-*.json"))
 
 
 def attempts(root: Path, name: str) -> list[str]:
