@@ -26,7 +26,8 @@ from cognition.phi.simulate import simulate_var1
 from cognition.phi.var1 import analytical_var1, lagged_joint_covariance, stationary_covariance
 from cognition.phi.windows import WindowedPhi, estimate_windows
 
-# IIT 3.0 (exact, discrete): see iit3.py
+# IIT 3.0 (exact, discrete, PyPhi 1.2 conventions): cognition/phi/iit3/, docs/iit3.md
+from cognition.phi.iit3 import iit3  # noqa: E402  (the function; its package stays importable)
 
 __all__ = [
     "PhiResult",
@@ -37,6 +38,7 @@ __all__ = [
     "estimate_windows",
     "WindowedPhi",
     "gaussian_entropy",
+    "iit3",
     "lagged_joint_covariance",
     "logdet",
     "mask_to_mib",

@@ -1,0 +1,244 @@
+"""Cause and effect repertoires of IIT 3.0 (Oizumi, Albantakis & Tononi 2014), as PyPhi 1.2.
+
+Sets of nodes are bitmasks over the k subsystem nodes; a distribution over a purview P
+is a 1-D array over its 2^|P| states, little-endian over P's nodes in ascending order.
+
+Cause repertoire of mechanism M over purview P (uniform prior on the past, nodes
+conditionally independent): p(x_P | m_t) is proportional to prod_{m in M} q_m(x_P), where
+q_m(x_P) = P(m_t = its state | x_P) averaged uniformly over all other past nodes
+(PyPhi's `_single_node_cause_repertoire`); it is normalised (or all zero if the state
+of M cannot arise from any x_P, which PyPhi maps to phi = 0). Effect repertoire: the
+product over p in P of P(p_t+1 | M = its state), other inputs of p averaged uniformly.
+A system cut A -> B is applied by treating the edges A -> B as absent: a node in B
+averages over its inputs from A (PyPhi's `Subsystem.apply_cut` + `Node`).
+
+Every repertoire is built from per-node marginals q_m over a scope S and
+P(p ON | x_S); the scope is what the cut leaves of P (or M) among the node's inputs,
+then shrunk to the nodes the values really depend on. Caching on those scopes makes a
+repertoire computed once serve every cut that leaves its scopes unchanged.
+"""
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from .tpm import PreparedSystem
+
+
+@cache
+def bits_of(mask: int) -> tuple[int, ...]:
+    """Node indices in a bitmask, ascending."""
+    out, i = [], 0
+    while mask >> i:
+        if mask >> i & 1:
+            out.append(i)
+        i += 1
+    return tuple(out)
+
+
+@cache
+def subindex(outer: int, inner: int) -> np.ndarray:
+    """For each state of `outer` (2^|outer|,), the index of its restriction to `inner`."""
+    obits = bits_of(outer)
+    states = np.arange(1 << len(obits))
+    out = np.zeros(len(states), dtype=np.int64)
+    for j, b in enumerate(bits_of(inner)):
+        out |= ((states >> obits.index(b)) & 1) << j
+    return out
+
+
+def marginal(dist: np.ndarray, outer: int, inner: int) -> np.ndarray:
+    """Marginal over `inner` of a distribution over `outer` (sum over the other nodes)."""
+    return np.bincount(subindex(outer, inner), weights=dist, minlength=1 << bin(inner).count("1"))
+
+
+def _cube(vec: np.ndarray, k: int) -> np.ndarray:
+    """A function of the k-node state as a C-ordered ndarray, axis i = node i (PyPhi's layout)."""
+    return np.ascontiguousarray(vec.reshape((2,) * k, order="F"))
+
+
+def _marginalize_out(cube: np.ndarray, nodes) -> np.ndarray:
+    """PyPhi's `tpm.marginalize_out`: sum over the axes `nodes` (kept as singletons)
+    divided by the number of states summed, with PyPhi's exact numpy calls."""
+    nodes = sorted(nodes)
+    return cube.sum(tuple(nodes), keepdims=True) / (np.array(cube.shape)[nodes].prod())
+
+
+def _condition(tpm: np.ndarray, fixed, state) -> np.ndarray:
+    """PyPhi's `tpm.condition_tpm`: fix the axes in `fixed` at `state`, keeping them as
+    singleton axes (indexing with [state, np.newaxis], as PyPhi does)."""
+    index = []
+    for i in range(len(state)):
+        index.extend([state[i], np.newaxis] if i in fixed else [slice(None)])
+    return tpm[tuple(index)]
+
+
+def _flat(cube: np.ndarray) -> np.ndarray:
+    """Values over the non-singleton axes, little-endian (PyPhi's `flatten`)."""
+    return cube.squeeze().ravel(order="F") if cube.size > 1 else cube.ravel()
+
+
+def pyphi_sum(vec: np.ndarray, k: int) -> float:
+    """Sum of a distribution over k nodes in PyPhi's memory order (ndarray.sum())."""
+    return float(_cube(vec, k).sum()) if k else float(vec.sum())
+
+
+def _shrink(arr: np.ndarray, scope: int) -> tuple[int, np.ndarray]:
+    """Drop nodes of `scope` the values do not depend on (exact equality of both halves)."""
+    for b in bits_of(scope):
+        j = bits_of(scope).index(b)
+        cube = arr.reshape((2,) * bin(scope).count("1"), order="F")
+        lo, hi = np.take(cube, 0, axis=j), np.take(cube, 1, axis=j)
+        if np.array_equal(lo, hi):
+            arr, scope = lo.ravel(order="F"), scope & ~(1 << b)
+    return scope, arr
+
+
+def blocks_of(purview: int, scopes) -> tuple[int, ...]:
+    """Connected components of `purview` under the given factor scopes (bitmasks)."""
+    blocks: list[int] = []
+    for s in scopes:
+        s &= purview
+        if not s:
+            continue
+        merged = s
+        rest = []
+        for b in blocks:
+            if b & merged:
+                merged |= b
+            else:
+                rest.append(b)
+        blocks = rest + [merged]
+    covered = 0
+    for b in blocks:
+        covered |= b
+    blocks += [1 << i for i in bits_of(purview & ~covered)]
+    return tuple(sorted(blocks))
+
+
+def _pyphi_node_tpms(system: PreparedSystem) -> list[tuple[np.ndarray, frozenset]]:
+    """Per subsystem node: (node TPM, input network indices) exactly as PyPhi 1.2 builds
+    them (`convert.to_multidimensional`, `tpm.condition_tpm`, `node.Node`): P(ON) averaged
+    over non-inputs, stacked with P(OFF) = 1 - P(ON) on a last axis. Using PyPhi's array
+    layouts keeps every sum in the same floating-point order as PyPhi's."""
+    n = system.network_size
+    tpm = np.asarray(system.network_tpm).reshape([2] * n + [n], order="F").astype(float)
+    tpm = _condition(tpm, set(range(n)) - set(system.nodes), system.network_state)
+    size_two = {i for i in range(n) if tpm.shape[i] == 2}
+    out = []
+    for j in system.nodes:
+        inputs = frozenset(i for i in range(n) if system.network_cm[i, j])
+        on = _marginalize_out(tpm[..., j], tuple(size_two - inputs))
+        out.append((np.stack([1 - on, on], axis=-1), inputs))
+    return out
+
+
+class CauseRepertoire:
+    """A cause repertoire: `probs` over `purview`, a product over the masks in `blocks`."""
+
+    __slots__ = ("purview", "probs", "blocks", "is_zero")
+
+    def __init__(self, purview: int, probs: np.ndarray, blocks: tuple[int, ...], is_zero: bool):
+        self.purview, self.probs, self.blocks, self.is_zero = purview, probs, blocks, is_zero
+
+
+class Repertoires:
+    """Per-node marginals of one system, cached; every cut reuses them."""
+
+    def __init__(self, system: PreparedSystem):
+        self.k = len(system.nodes)
+        self.state = system.state
+        self.inputs = system.inputs
+        self.nodes = system.nodes
+        self.network_size = system.network_size
+        self.network_state = system.network_state
+        self._node_tpm = _pyphi_node_tpms(system)
+        self._factor: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
+        self._effect: dict[tuple[int, int], tuple[float, float]] = {}
+        self._cause_cache: dict[tuple, CauseRepertoire] = {}
+        self._cause_front: dict[tuple, dict] = {}
+
+    def _net(self, mask: int) -> tuple[int, ...]:
+        """Network indices of a local bitmask."""
+        return tuple(self.nodes[i] for i in bits_of(mask))
+
+    def cause_factor(self, m: int, scope: int) -> tuple[int, np.ndarray]:
+        """(reduced scope, q_m over it): P(m = its state | x_scope), others averaged
+        (PyPhi's `_single_node_cause_repertoire`, same numpy operations)."""
+        key = (m, scope)
+        hit = self._factor.get(key)
+        if hit is None:
+            node_tpm, node_inputs = self._node_tpm[m]
+            tpm = node_tpm[..., self.state[m]]
+            rest = node_inputs - set(self._net(scope))
+            hit = _shrink(_flat(_marginalize_out(tpm, rest)), scope & self.inputs[m])
+            self._factor[key] = hit
+        return hit
+
+    def effect_off_on(self, p: int, scope: int) -> tuple[float, float]:
+        """(P(p OFF), P(p ON)) at t+1 given x_scope = current state, other inputs averaged
+        (PyPhi's `_single_node_effect_repertoire`, same numpy operations)."""
+        key = (p, scope & self.inputs[p])
+        hit = self._effect.get(key)
+        if hit is None:
+            node_tpm, node_inputs = self._node_tpm[p]
+            fixed = node_inputs & set(self._net(scope))
+            marg = _marginalize_out(_condition(node_tpm, fixed, self.network_state), node_inputs - fixed)
+            hit = tuple(float(x) for x in marg.ravel())
+            self._effect[key] = hit
+        return hit
+
+    def cause(self, mechanism: int, purview: int, inputs) -> CauseRepertoire:
+        """Cause repertoire of `mechanism` over `purview` given (possibly cut) `inputs`."""
+        return self.cause_lookup(inputs)(mechanism, purview)
+
+    def cause_lookup(self, inputs):
+        """A fast `cause(mechanism, purview)` for one set of (cut) inputs."""
+        front = self._cause_front.get(inputs)
+        if front is None:
+            front = self._cause_front[inputs] = {}
+
+        def lookup(mechanism: int, purview: int) -> CauseRepertoire:
+            hit = front.get((mechanism, purview))
+            if hit is None:
+                hit = front[(mechanism, purview)] = self._build_cause(mechanism, purview, inputs)
+            return hit
+
+        return lookup
+
+    def _build_cause(self, mechanism: int, purview: int, inputs) -> CauseRepertoire:
+        factors = tuple(self.cause_factor(m, purview & inputs[m]) for m in bits_of(mechanism))
+        key = (purview, tuple((m, s) for m, (s, _) in zip(bits_of(mechanism), factors, strict=True)))
+        hit = self._cause_cache.get(key)
+        if hit is not None:
+            return hit
+        size = 1 << bin(purview).count("1")
+        probs = np.ones(size)
+        for scope, arr in factors:
+            if scope:
+                probs = probs * arr[subindex(purview, scope)]
+            else:
+                probs = probs * arr[0]
+        total = pyphi_sum(probs, bin(purview).count("1"))
+        is_zero = total == 0
+        if not is_zero:
+            probs = probs / total
+        hit = CauseRepertoire(purview, probs, blocks_of(purview, [s for s, _ in factors]), bool(is_zero))
+        self._cause_cache[key] = hit
+        return hit
+
+
+    def effect_joint(self, mechanism: int, purview: int, inputs) -> np.ndarray:
+        """The effect repertoire as PyPhi builds it: an ndarray with one axis per network
+        node (size 2 on the purview), the product of the purview nodes' (OFF, ON) pairs
+        in ascending order; np.array([1.0]) for an empty purview."""
+        if not purview:
+            return np.array([1.0])
+        joint = None
+        for p in bits_of(purview):
+            shape = [1] * self.network_size
+            shape[self.nodes[p]] = 2
+            factor = np.array(self.effect_off_on(p, mechanism & inputs[p])).reshape(shape)
+            joint = factor if joint is None else joint * factor
+        return np.ones(joint.shape) * joint
