@@ -25,7 +25,7 @@ import numpy as np
 
 from .hypercube import MAX_EXACT_DUAL_BITS, lipschitz_vertices
 from .network_simplex import PivotLimitError, hamming_emd_simplex
-from .repertoires import marginal
+from .repertoires import marginal, merge_overlapping
 
 
 def _n_bits(size: int) -> int:
@@ -114,15 +114,7 @@ def hamming_emd_factored(
     of the two block partitions, so the EMD is the sum of the EMDs of their marginals on
     each joint block (Hamming cost adds over nodes; product couplings are optimal).
     """
-    joint: list[int] = []
-    for b in (*p_blocks, *q_blocks):
-        merged, rest = b, []
-        for j in joint:
-            if j & merged:
-                merged |= j
-            else:
-                rest.append(j)
-        joint = rest + [merged]
+    joint = merge_overlapping((*p_blocks, *q_blocks))
     if len(joint) == 1:
         return float(hamming_emd_diffs((p - q)[None, :])[0])
     total = 0.0

@@ -95,21 +95,23 @@ def _shrink(arr: np.ndarray, scope: int) -> tuple[int, np.ndarray]:
     return scope, arr
 
 
-def blocks_of(purview: int, scopes) -> tuple[int, ...]:
-    """Connected components of `purview` under the given factor scopes (bitmasks)."""
+def merge_overlapping(masks) -> list[int]:
+    """Join bitmasks that share a node, transitively (the connected components of their union)."""
     blocks: list[int] = []
-    for s in scopes:
-        s &= purview
-        if not s:
-            continue
-        merged = s
-        rest = []
+    for mask in masks:
+        merged, rest = mask, []
         for b in blocks:
             if b & merged:
                 merged |= b
             else:
                 rest.append(b)
         blocks = rest + [merged]
+    return blocks
+
+
+def blocks_of(purview: int, scopes) -> tuple[int, ...]:
+    """Connected components of `purview` under the given factor scopes (bitmasks)."""
+    blocks = merge_overlapping(m for m in (s & purview for s in scopes) if m)
     covered = 0
     for b in blocks:
         covered |= b
