@@ -1,20 +1,15 @@
 """OOM recovery and signals through the real command line (real exceptions, injected)."""
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from clitools import command
+
 ARGS = ["--cycles", "16", "--disable-quantum", "--agents", "8"]
 
 
-def cli(*args, **kw):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "cognition.validate", *args], env=env, capture_output=True,
-                          text=True, timeout=300, **kw)
+def cli(*args):
+    return command("cognition.validate", *args)
 
 
 def test_injected_oom_is_retried_with_half_the_batch(tmp_path):
@@ -50,10 +45,8 @@ def test_oom_on_every_try_stops_with_checkpoint_and_advice(tmp_path):
 
 def test_sigterm_writes_checkpoint_and_resume_finishes(tmp_path):
     out = tmp_path / "r"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "cognition.validate", "--cycles", "400", "--disable-quantum",
-                             "--agents", "2", "--out", str(out)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = command("cognition.validate", "--cycles", "400", "--disable-quantum", "--agents", "2", "--out", out,
+                   wait=False)
     metrics = out / "metrics.jsonl"
     deadline = time.time() + 120
     while time.time() < deadline and not (metrics.exists() and len(metrics.read_text().splitlines()) >= 5):

@@ -4,25 +4,19 @@ Fields that are timings or telemetry (metrics `timing`, `telemetry`; report `tel
 are the only ones allowed to differ.
 """
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from clitools import command
 
-ROOT = Path(__file__).resolve().parent.parent
 ARGS = ["--cycles", "20", "--quantum-lite", "--seed", "11", "--agents", "4"]
 
 
 def cli(*args, wait=True):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-m", "cognition.validate", *args]
-    if not wait:
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    return command("cognition.validate", *args, wait=wait, stream=subprocess.DEVNULL)
 
 
 def science(run_dir: Path):

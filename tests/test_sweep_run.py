@@ -10,16 +10,14 @@ import importlib.util
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from clitools import command
 
 from cognition.sweeps.aggregate import TIMING_COLUMNS, read_csv, without_timing
 
-ROOT = Path(__file__).resolve().parent.parent
 BASE = """
 base:
   run: {cycles: 15, agents: 8}
@@ -43,12 +41,8 @@ FIRST = "modules.hybrid.gamma=0.0__run.seed=0__workspace.temperature=0.25"
 KILLED = "modules.hybrid.gamma=2.09__run.seed=1__workspace.temperature=0.5"  # the last point
 
 
-def sweep_cli(*args, wait=True, timeout=400):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-m", "cognition.sweep", *map(str, args)]
-    if not wait:
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+def sweep_cli(*args, wait=True):
+    return command("cognition.sweep", *args, wait=wait, timeout=400)
 
 
 def snapshot(root: Path) -> dict:

@@ -1,20 +1,14 @@
 """The main job end to end, through the real command line (subprocesses)."""
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from clitools import command, python_code
 
-ROOT = Path(__file__).resolve().parent.parent
 RUN_FILES = ("config.yaml", "provenance.json", "metrics.jsonl", "report.json", "report.md", "phi_over_cycles.png")
 
 
-def run_cli(args, cwd, code=None, timeout=300):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-c", code] if code else [sys.executable, "-m", "cognition.validate", *args]
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+def run_cli(args, cwd, code=None):
+    return python_code(code, cwd) if code else command("cognition.validate", *args, cwd=cwd)
 
 
 def _science(report: dict) -> dict:
