@@ -21,6 +21,7 @@ class Assembly:
     notes: list[str] = field(default_factory=list)
     backend: object = None  # the shared quantum backend, or None
     widths: dict | None = None  # circuit module -> qubit width after the cap
+    compiler: object = None  # cognition.runtime.compile.StepCompiler
 
 
 def _device(cfg) -> dict:
@@ -78,6 +79,7 @@ def assemble(cfg) -> Assembly:
 
     from cognition.loop import IntegrationLoop
     from cognition.modules import build_modules
+    from cognition.runtime.compile import StepCompiler
 
     device = _device(cfg)
     dtype = torch.float64 if cfg.run.dtype == "float64" else torch.float32
@@ -87,8 +89,10 @@ def assemble(cfg) -> Assembly:
         backend = _quantum_backend(cfg)
     modules = build_modules(cfg, dtype=dtype, device=device["device"], backend=backend, widths=widths)
     loop = IntegrationLoop(cfg, modules, device=device["device"], dtype=dtype)
+    compiler = StepCompiler(cfg.runtime.compile, device["device"])
+    loop.compile_kernels(compiler)
     components = {m.name: m.describe() for m in modules}
     qb = None
     if backend is not None:
         qb = dict(backend.describe(), reason=backend.reason)
-    return Assembly(loop, device, qb, components, notes, backend, widths)
+    return Assembly(loop, device, qb, components, notes, backend, widths, compiler)

@@ -126,7 +126,9 @@ class RuntimeConfig:
     keep_checkpoints: int = num(3, ge=1)
     alloc_conf: Optional[str] = None  # PYTORCH_ALLOC_CONF string, e.g. "expandable_segments:True"
     autocast: Optional[Literal["bf16", "fp16"]] = None
+    compile: Literal["off", "default", "reduce-overhead"] = "off"  # torch.compile of the step's kernels
     memory_budget_mb: Optional[int] = num(None, ge=1)
+    gpu_memory_fraction: Optional[float] = num(None, gt=0.0, le=1.0)  # torch.cuda.set_per_process_memory_fraction
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ def _coerce(value, tp, name: str):
                 continue
         raise ConfigError(name, value, _describe(tp))
     if origin is Literal:
+        if value is False and "off" in typing.get_args(tp):
+            return "off"  # YAML 1.1 reads an unquoted `off` as false
         if value in typing.get_args(tp):
             return value
         raise ConfigError(name, value, _describe(tp))

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from cognition.modules.base import cast_floats, cat_trees, slice_tree
+from cognition.modules.base import cast_floats, cat_trees, compile_kernels, slice_tree
 from cognition.streams import AgentStreams
 from cognition.workspace import SharedWorkspace, execution_order, wiring_graph
 
@@ -76,6 +76,11 @@ class IntegrationLoop:
         self.unit_names = [f"{m}.{s}" for m in self.declared for s in UNIT_SIGNALS] + \
                           [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
         self.agents = np.arange(cfg.run.agents)
+
+    def compile_kernels(self, compile_fn) -> None:
+        """Wrap every module's and the workspace's tensor kernels (``runtime.compile``)."""
+        for owner in (*self.modules.values(), self.workspace):
+            compile_kernels(owner, compile_fn)
 
     def _autocast(self):
         """Mixed precision for the modules' forward maps (runtime.autocast: bf16 or fp16)."""

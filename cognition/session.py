@@ -32,7 +32,9 @@ class Session:
         from cognition.runtime.threads import set_cpu_threads
 
         self.threads = set_cpu_threads(cfg.runtime.threads)
+        self.memory_cap = self._cap_gpu_memory(cfg)
         self.memory_plan = self._check_memory(cfg)
+        self.compile_info = self._compile(cfg)
         self.start = None
         if resume_dir is not None:
             self.run_dir = Path(resume_dir)
@@ -66,12 +68,40 @@ class Session:
             raise UsageError(f"runtime.alloc_conf: {exc}") from None
         return alloc_conf_in_effect()
 
+    def _compile(self, cfg) -> dict:
+        """Compile the step's kernels now (runtime.compile), so that a failure is one line before any write."""
+        from cognition.runtime.compile import CompileFailedError, warm_up
+
+        a = self.assembly
+        try:
+            return warm_up(a.loop, a.compiler, cfg.runtime.batch)
+        except CompileFailedError as exc:
+            raise UsageError(f"runtime.compile: {cfg.runtime.compile!r} could not compile the step on "
+                             f"{a.device['device']} ({exc}); set runtime.compile: off to run eager") from None
+
+    def _cap_gpu_memory(self, cfg) -> dict | None:
+        """runtime.gpu_memory_fraction: cap this process's share of the CUDA device (e.g. rehearse a
+        4 GiB card on an 80 GiB one). On the CPU there is nothing to cap: recorded in the notes."""
+        fraction, device = cfg.runtime.gpu_memory_fraction, self.assembly.device
+        if fraction is None:
+            return None
+        if not device["device"].startswith("cuda"):
+            self.assembly.notes.append(f"runtime.gpu_memory_fraction {fraction:g} not applied: the run is on "
+                                       f"{device['device']}, and the cap is for CUDA devices")
+            return {"fraction": fraction, "applied": False}
+        import torch
+
+        torch.cuda.set_per_process_memory_fraction(fraction, torch.device(device["device"]))
+        return {"fraction": fraction, "applied": True, "cap_bytes": int(fraction * device["total_bytes"])}
+
     def _check_memory(self, cfg) -> dict | None:
         """Check the configured batch against the budget before cycle 1 (ConfigError if it cannot fit)."""
         from cognition.runtime.planner import DEFAULT_WORKING_COPIES, check_fits
 
+        available = [b for b in (self.assembly.device.get("free_bytes"),
+                                 (self.memory_cap or {}).get("cap_bytes")) if b]
         budget = (cfg.runtime.memory_budget_mb * 2**20 if cfg.runtime.memory_budget_mb
-                  else self.assembly.device.get("free_bytes"))
+                  else min(available, default=None))
         if not budget:
             return None
         backend = self.assembly.backend
@@ -88,6 +118,8 @@ class Session:
         prov["allocator"] = self.allocator
         prov["memory_plan"] = self.memory_plan
         prov["cpu_threads"] = self.threads
+        prov["compile"] = self.compile_info
+        prov["gpu_memory_fraction"] = self.memory_cap
         if self.resume:
             prov["resumed"] = True
             prov_path = self.run_dir / "provenance.resume.json"

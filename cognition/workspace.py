@@ -36,25 +36,33 @@ class Broadcast:
     winner: torch.Tensor
 
 
+def compete(contents, salience, b_prev, temperature: float, capacity: int, persistence: float):
+    """Kernel: bids, capacity-limited weights, broadcast and winner; contents (A, M, D), salience (A, M)."""
+    bids = torch.softmax(salience / temperature, dim=1)
+    weights = bids
+    if capacity < bids.shape[1]:
+        top = torch.topk(weights, capacity, dim=1).indices
+        mask = torch.zeros_like(weights).scatter_(1, top, 1.0)
+        weights = weights * mask
+        weights = weights / weights.sum(dim=1, keepdim=True)
+    mix = torch.einsum("am,amd->ad", weights, contents)
+    content = persistence * b_prev + (1.0 - persistence) * mix
+    return content, weights, bids, torch.argmax(weights, dim=1)
+
+
 class SharedWorkspace:
+    kernels = ("_compete",)
+
     def __init__(self, cfg, module_names: list[str]):
         self.cfg, self.module_names = cfg, list(module_names)
+        self._compete = compete
 
     def compete(self, proposals: dict, b_prev: torch.Tensor) -> Broadcast:
         contents = torch.stack([proposals[m].content for m in self.module_names], dim=1)  # (A, M, D)
         salience = torch.stack([proposals[m].salience for m in self.module_names], dim=1)  # (A, M)
-        bids = torch.softmax(salience / self.cfg.temperature, dim=1)
-        weights = bids
         k = min(self.cfg.capacity, len(self.module_names))
-        if k < len(self.module_names):
-            top = torch.topk(weights, k, dim=1).indices
-            mask = torch.zeros_like(weights).scatter_(1, top, 1.0)
-            weights = weights * mask
-            weights = weights / weights.sum(dim=1, keepdim=True)
-        mix = torch.einsum("am,amd->ad", weights, contents)
-        p = self.cfg.persistence
-        content = p * b_prev + (1.0 - p) * mix
-        return Broadcast(content, weights, bids, torch.argmax(weights, dim=1))
+        return Broadcast(*self._compete(contents, salience, b_prev, self.cfg.temperature, k,
+                                        self.cfg.persistence))
 
 
 def wiring_graph(modules) -> nx.DiGraph:

@@ -42,6 +42,7 @@ class CognitiveModule(ABC):
     name: str = ""
     reads: tuple[str, ...] = ("broadcast",)
     variant: str = "classical"  # "quantum" or "classical"
+    kernels: tuple[str, ...] = ()  # attributes holding pure tensor functions (cognition.runtime.compile)
 
     @property
     def backend_name(self) -> str:
@@ -61,6 +62,12 @@ class CognitiveModule(ABC):
 
     def describe(self) -> dict:
         return {"variant": self.variant, "backend": self.backend_name, "reads": list(self.reads)}
+
+
+def compile_kernels(owner, compile_fn) -> None:
+    """Replace each of ``owner.kernels`` with ``compile_fn(kernel)`` (see :mod:`cognition.runtime.compile`)."""
+    for attr in owner.kernels:
+        setattr(owner, attr, compile_fn(getattr(owner, attr)))
 
 
 def seeded_generator(seed: int, salt: int) -> torch.Generator:

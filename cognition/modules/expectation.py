@@ -26,13 +26,34 @@ from cognition.modules.base import CognitiveModule, Proposal, seeded_generator
 from cognition.modules.readout import rls_init, rls_predict, rls_update
 
 
+def leaky_readout(features, q, W, leak: float):
+    """Kernel: feature memory f_t = (1 - leak) f_{t-1} + leak q_t and prediction W^T [f_t; 1]."""
+    f = (1.0 - leak) * features + leak * q
+    f1 = torch.cat([f, torch.ones_like(f[:, :1])], dim=1)
+    return f, rls_predict(W, f1)
+
+
+def readout_learn(W, P, features, prediction, broadcast, forgetting: float):
+    """Kernel: one RLS step towards the broadcast, and this cycle's prediction error."""
+    f1 = torch.cat([features, torch.ones_like(features[:, :1])], dim=1)
+    W, P = rls_update(W, P, f1, broadcast, forgetting)
+    return W, P, ((broadcast - prediction) ** 2).mean(dim=1)
+
+
+def gru_features(broadcast, hidden, w_ih, w_hh, b_ih, b_hh):
+    """Kernel: the classical feature map, one GRU cell step (torch.nn.GRUCell's own op)."""
+    return torch.gru_cell(broadcast, hidden, w_ih, w_hh, b_ih, b_hh)
+
+
 class Expectation(CognitiveModule):
     name = "expectation"
     reads = ("broadcast",)
+    kernels = ("_readout", "_learn")
 
     def __init__(self, cfg, content_dim: int, seed: int, dtype, device):
         self.cfg, self.D, self.dtype, self.device = cfg, content_dim, dtype, device
         self.seed = seed
+        self._readout, self._learn = leaky_readout, readout_learn
 
     n_features: int
 
@@ -51,17 +72,13 @@ class Expectation(CognitiveModule):
     def propose(self, state, inputs, streams):
         b_prev = inputs["broadcast"]
         q, extra_state = self.features(state, b_prev)
-        leak = self.cfg.leak
-        f = (1.0 - leak) * state["features"] + leak * q
-        f1 = torch.cat([f, torch.ones_like(f[:, :1])], dim=1)
-        prediction = rls_predict(state["W"], f1)
+        f, prediction = self._readout(state["features"], q, state["W"], self.cfg.leak)
         new_state = dict(state, features=f, prediction=prediction, **extra_state)
         return Proposal(prediction, state["error"], {}), new_state
 
     def learn(self, state, broadcast):
-        f1 = torch.cat([state["features"], torch.ones_like(state["features"][:, :1])], dim=1)
-        W, P = rls_update(state["W"], state["P"], f1, broadcast, self.cfg.forgetting)
-        error = ((broadcast - state["prediction"]) ** 2).mean(dim=1)
+        W, P, error = self._learn(state["W"], state["P"], state["features"], state["prediction"],
+                                  broadcast, self.cfg.forgetting)
         return dict(state, W=W, P=P, error=error)
 
 
@@ -95,6 +112,7 @@ class QuantumExpectation(Expectation):
 
 class ClassicalExpectation(Expectation):
     variant = "classical"
+    kernels = Expectation.kernels + ("_gru",)
 
     def __init__(self, cfg, content_dim, seed, dtype, device):
         super().__init__(cfg, content_dim, seed, dtype, device)
@@ -106,6 +124,7 @@ class ClassicalExpectation(Expectation):
             for p in self.gru.parameters():
                 p.copy_(torch.empty(p.shape, dtype=dtype).uniform_(-bound, bound, generator=g))
         self.gru.to(device).requires_grad_(False)
+        self._gru = gru_features
 
     @property
     def backend_name(self):
@@ -117,8 +136,9 @@ class ClassicalExpectation(Expectation):
         return state
 
     def features(self, state, broadcast):
+        g = self.gru
         with torch.no_grad():
-            h = self.gru(broadcast, state["hidden"])
+            h = self._gru(broadcast, state["hidden"], g.weight_ih, g.weight_hh, g.bias_ih, g.bias_hh)
         return h, {"hidden": h}
 
     def describe(self):

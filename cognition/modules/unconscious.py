@@ -28,18 +28,26 @@ def _association(seed: int, salt: int, D: int, k: int, dtype, device) -> torch.T
     return M.to(dtype=dtype, device=device)
 
 
+def associate(z, b_prev, M):
+    """Kernel: content = tanh(M z) and its novelty mean_d (content - b_{t-1})^2."""
+    content = torch.tanh(z @ M.T)
+    return content, ((content - b_prev) ** 2).mean(dim=1)
+
+
+def stochastic_rnn(hidden, b_prev, eps, W, U, M, noise: float):
+    """Kernel: h_t = tanh(W h_{t-1} + U b_{t-1} + noise eps_t), then the association of h_t."""
+    h = torch.tanh(hidden @ W.T + b_prev @ U.T + noise * eps)
+    return (h, *associate(h, b_prev, M))
+
+
 class Unconscious(CognitiveModule):
     name = "unconscious"
     reads = ("broadcast",)
 
-    def _proposal(self, z: torch.Tensor, b_prev: torch.Tensor, extras: dict) -> Proposal:
-        content = torch.tanh(z @ self.M.T)
-        salience = ((content - b_prev) ** 2).mean(dim=1)
-        return Proposal(content, salience, extras)
-
 
 class QuantumUnconscious(Unconscious):
     variant = "quantum"
+    kernels = ("_associate",)
 
     def __init__(self, cfg, content_dim, seed, dtype, device, backend, width: int):
         from quantum import entangling_sampler
@@ -49,6 +57,7 @@ class QuantumUnconscious(Unconscious):
         self.M = _association(seed, 23, content_dim, width, dtype, device)
         bits = (np.arange(2**width)[:, None] >> np.arange(width)[None, :]) & 1
         self._z_of_outcome = torch.as_tensor(1.0 - 2.0 * bits, dtype=torch.float64)  # (2^n, n)
+        self._associate = associate
 
     @property
     def backend_name(self):
@@ -65,7 +74,8 @@ class QuantumUnconscious(Unconscious):
         z = (freq @ self._z_of_outcome).to(dtype=self.dtype, device=self.device)
         p = freq.clamp_min(1e-300)
         entropy = -(freq * torch.log2(p)).sum(dim=1).to(dtype=self.dtype, device=self.device)
-        return self._proposal(z, b_prev, {"sample_entropy_bits": entropy}), state
+        content, salience = self._associate(z, b_prev, self.M)
+        return Proposal(content, salience, {"sample_entropy_bits": entropy}), state
 
     def describe(self):
         return dict(super().describe(), qubits=self.circuit.n_qubits, shots=self.cfg.shots,
@@ -74,6 +84,7 @@ class QuantumUnconscious(Unconscious):
 
 class ClassicalUnconscious(Unconscious):
     variant = "classical"
+    kernels = ("_rnn",)
 
     def __init__(self, cfg, content_dim, seed, dtype, device):
         self.cfg, self.dtype, self.device = cfg, dtype, device
@@ -84,6 +95,7 @@ class ClassicalUnconscious(Unconscious):
         U = torch.randn(H, content_dim, generator=g, dtype=torch.float64) / math.sqrt(content_dim)
         self.W, self.U = W.to(dtype=dtype, device=device), U.to(dtype=dtype, device=device)
         self.M = _association(seed, 23, content_dim, H, dtype, device)
+        self._rnn = stochastic_rnn
 
     @property
     def backend_name(self):
@@ -95,8 +107,8 @@ class ClassicalUnconscious(Unconscious):
     def propose(self, state, inputs, streams):
         b_prev = inputs["broadcast"]
         eps = torch.as_tensor(streams.normal(self.cfg.hidden), dtype=self.dtype, device=self.device)
-        h = torch.tanh(state["hidden"] @ self.W.T + b_prev @ self.U.T + self.cfg.noise * eps)
-        return self._proposal(h, b_prev, {}), {"hidden": h}
+        h, content, salience = self._rnn(state["hidden"], b_prev, eps, self.W, self.U, self.M, self.cfg.noise)
+        return Proposal(content, salience, {}), {"hidden": h}
 
     def describe(self):
         return dict(super().describe(), hidden=self.cfg.hidden, noise=self.cfg.noise)
