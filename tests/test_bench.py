@@ -1,0 +1,28 @@
+"""`python -m cognition.bench` runs and writes what it prints; speed itself is never asserted here
+(timings belong to the bench's output, not to unit tests)."""
+import json
+
+from clitools import command
+
+
+def test_agents_suite_writes_rows_ratios_and_saturation(tmp_path):
+    out = tmp_path / "bench.json"
+    res = command("cognition.bench", "agents", "--agents", "1", "2", "--modes", "disabled", "--cycles", "1",
+                  "--repeats", "1", "--device", "cpu", "--compile", "default", "--json", out)
+    assert res.returncode == 0, res.stderr
+    result = json.loads(out.read_text())["agents"]
+    rows = result["rows"]
+    assert [(r["mode"], r["agents"]) for r in rows] == [("disabled", 1), ("disabled", 2)]
+    for r in rows:
+        assert r["device"] == "cpu" and r["gpu_utilisation"] is None  # sampled on CUDA devices only
+        assert r["speedup_vs_loop"] == r["per_agent_loop_s_per_cycle"] / r["batched_s_per_cycle"]
+        assert r["compiled_speedup_vs_eager"] == r["batched_s_per_cycle"] / r["compiled_s_per_cycle"]
+    sat = result["saturation"]["disabled"]
+    assert sat["saturates_at"] in (1, 2) and sat["peak_agents"] in (1, 2)
+    assert "compiled cyc/s" in res.stdout and "90 % of its peak" in res.stdout
+
+
+def test_json_into_a_missing_directory_is_one_line(tmp_path):
+    res = command("cognition.bench", "agents", "--json", tmp_path / "missing" / "b.json")
+    assert res.returncode == 2
+    assert len(res.stderr.strip().splitlines()) == 1 and "does not exist" in res.stderr
