@@ -91,6 +91,7 @@ def test_validate_records_the_compile_in_provenance(tmp_path):
     info = json.loads((out / "provenance.json").read_text())["compile"]
     assert info["mode"] == "default" and not info["cuda_graphs"] and info["warmup_seconds"] > 0
     assert "stochastic_rnn" in info["kernels"]
+    assert "| compiled step | torch.compile mode default, no CUDA graphs; 5 kernels" in (out / "report.md").read_text()
 
 
 def test_bad_compile_value_is_one_line(tmp_path):

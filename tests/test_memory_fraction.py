@@ -24,7 +24,8 @@ def test_on_cpu_the_fraction_is_reported_as_not_applied(tmp_path):
     assert prov["gpu_memory_fraction"] == {"fraction": 0.05, "applied": False}
     note = "runtime.gpu_memory_fraction 0.05 not applied: the run is on cpu"
     assert any(n.startswith(note) for n in prov["notes"])
-    assert note in (out / "report.md").read_text()
+    report = (out / "report.md").read_text()
+    assert note in report and "| GPU memory cap | 0.05 of the device: not applied (CPU run) |" in report
 
 
 @pytest.mark.parametrize("bad", ["0", "1.5", "half"])

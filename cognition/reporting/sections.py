@@ -219,6 +219,22 @@ def _retry_blocks(report: dict, provenance: dict) -> list:
     return blocks
 
 
+def _runtime_rows(provenance: dict) -> list[list[str]]:
+    """The step's compilation and the GPU memory cap, when either was asked for."""
+    rows = []
+    comp = provenance.get("compile") or {}
+    if comp.get("mode", "off") != "off":
+        graphs = "with CUDA graphs" if comp.get("cuda_graphs") else "no CUDA graphs"
+        rows.append(["compiled step", f"torch.compile mode {comp['mode']}, {graphs}; "
+                                      f"{len(comp.get('kernels', []))} kernels compiled in "
+                                      f"{comp.get('warmup_seconds')} s before cycle 1"])
+    cap = provenance.get("gpu_memory_fraction")
+    if cap:
+        rows.append(["GPU memory cap", f"{cap['fraction']:g} of the device"
+                     + (f" ({cap['cap_bytes'] / 2**30:.2f} GiB)" if cap.get("applied") else ": not applied (CPU run)")])
+    return rows
+
+
 def _provenance_blocks(provenance: dict, config: dict) -> list:
     pkg = provenance.get("package") or {}
     qb = provenance.get("quantum_backend") or {}
@@ -238,6 +254,7 @@ def _provenance_blocks(provenance: dict, config: dict) -> list:
     alloc = provenance.get("allocator") or {}
     if alloc:
         rows.append(["allocator", f"torch reads {alloc.get('reads')}; in effect: {alloc.get('effective')}"])
+    rows += _runtime_rows(provenance)
     phi_cfg = config.get("phi", {})
     rows.append(["Phi settings", ", ".join(f"{k} {v}" for k, v in phi_cfg.items())])
     return [Table(["what", "value"], rows), "The full configuration is config.yaml and the full provenance "
