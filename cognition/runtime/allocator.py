@@ -65,6 +65,7 @@ ALLOC_KEYS: dict[str, tuple[str, Any, str]] = {
     "pinned_reserve_segment_size_mb": ("int", lambda v: v > 0, f"{_KMB} > 0"),
     "graph_capture_record_stream_reuse": ("bool", None, "True or False (capitalised)"),
     "per_process_memory_fraction": ("float", lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+    "pinned_free_catch_all": ("bool", None, "True or False (capitalised)"),
     "throw_on_cudamalloc_oom": ("bool", None, "True or False (capitalised)"),
 }
 # Options cudaMallocAsync ignores (torch warns "backend:cudaMallocAsync ignores ...").
