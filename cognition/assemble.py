@@ -37,9 +37,22 @@ def _device(cfg) -> dict:
             "free_bytes": choice.free_bytes, "total_bytes": choice.total_bytes}
 
 
-def _quantum_backend(cfg):
-    """The backend every circuit module shares, with provenance."""
-    from quantum import BackendUnavailableError, aer_info, make_backend
+def _quantum_device(kind: str, run_device: str) -> tuple[str, str | None]:
+    """The circuits' device follows the run's: a CUDA run puts them on the GPU, a CPU run on the
+    CPU. Aer without its GPU build on a CUDA run stays on the CPU, with a note saying so."""
+    from quantum import aer_info
+
+    if not run_device.startswith("cuda"):
+        return "cpu", None
+    if kind == "aer" and not aer_info().get("gpu"):
+        return "cpu", (f"quantum: circuits run on Aer CPU while torch runs on {run_device}: the Aer GPU "
+                       "build (qiskit-aer-gpu, the 'gpu' extra) is not installed")
+    return "gpu", None
+
+
+def _quantum_backend(cfg, run_device: str):
+    """The backend every circuit module shares, and a note when it is not on the run's device."""
+    from quantum import BackendUnavailableError, make_backend
 
     q = cfg.quantum
     if q.mode == "full":
@@ -47,9 +60,7 @@ def _quantum_backend(cfg):
         threads = os.cpu_count() or 1
     else:
         kind, threads = q.backend, q.lite_threads
-    device = "cpu"
-    if kind == "aer" and aer_info().get("gpu"):
-        device = "gpu"
+    device, note = _quantum_device(kind, run_device)
     widths = [getattr(cfg.modules, n).qubits for n in ("expectation", "unconscious") if n in cfg.modules.enabled]
     budget = cfg.runtime.memory_budget_mb * 2**20 if cfg.runtime.memory_budget_mb else None
     try:
@@ -58,7 +69,7 @@ def _quantum_backend(cfg):
                                expected_width=max(widths, default=1), expected_batch=cfg.run.agents)
     except BackendUnavailableError as exc:
         raise UsageError(f"quantum.backend {kind} ({device}): {exc}") from None
-    return backend
+    return backend, note
 
 
 def _widths(cfg) -> tuple[dict, list[str]]:
@@ -86,7 +97,8 @@ def assemble(cfg) -> Assembly:
     backend, widths, notes = None, None, []
     if cfg.quantum.mode != "disabled":
         widths, notes = _widths(cfg)
-        backend = _quantum_backend(cfg)
+        backend, note = _quantum_backend(cfg, device["device"])
+        notes += [note] if note else []
     modules = build_modules(cfg, dtype=dtype, device=device["device"], backend=backend, widths=widths)
     loop = IntegrationLoop(cfg, modules, device=device["device"], dtype=dtype)
     compiler = StepCompiler(cfg.runtime.compile, device["device"])
