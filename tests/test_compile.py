@@ -134,3 +134,19 @@ def test_unquoted_yaml_off_means_off(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("runtime:\n  compile: off\n")
     assert load_config(path=path).runtime.compile == "off"
+
+
+def test_an_oom_in_the_warm_up_is_deferred_to_the_runner(monkeypatch):
+    # A real torch.OutOfMemoryError raised in the warm-up cycle: compilation moves to cycle 1, where the
+    # runner's OOM retry applies; any other error is not swallowed.
+    from cognition.runtime.compile import warm_up
+
+    cfg = load_config(overrides={"run": {"agents": 2, "cycles": 3}, "quantum": {"mode": "disabled"},
+                                 "runtime": {"compile": "default"}})
+    a = assemble(cfg)
+    monkeypatch.setattr(a.loop, "advance", lambda *_: (_ for _ in ()).throw(torch.OutOfMemoryError("out of memory")))
+    info = warm_up(a.loop, a.compiler, None)
+    assert "out of memory in the warm-up cycle" in info["warmup_deferred"]
+    monkeypatch.setattr(a.loop, "advance", lambda *_: (_ for _ in ()).throw(ValueError("not an OOM")))
+    with pytest.raises(ValueError, match="not an OOM"):
+        warm_up(a.loop, a.compiler, None)

@@ -99,11 +99,19 @@ def warm_up(loop, compiler: StepCompiler, batch) -> dict:
         return info
     from torch._dynamo.exc import TorchDynamoException
 
+    from cognition.runtime.oom import classify_oom, free_memory
+
     t0 = time.perf_counter()
     try:
         loop.advance(loop.initial_state(), batch)
     except TorchDynamoException as exc:
         lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
         raise CompileFailedError(lines[0] if lines else type(exc).__name__) from None
+    except Exception as exc:  # noqa: BLE001 - only out-of-memory errors are deferred, the rest re-raised
+        if classify_oom(exc) is None:
+            raise
+        free_memory(str(loop.device))
+        info["warmup_deferred"] = ("out of memory in the warm-up cycle: kernels compile in cycle 1, "
+                                   "where the runner retries an OOM with a smaller batch")
     info["warmup_seconds"] = round(time.perf_counter() - t0, 3)
     return info
