@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cognition.errors import describe_error
 from cognition.runtime.allocator import alloc_conf_in_effect
 
 MiB = 2**20
@@ -35,10 +36,6 @@ NEVER_READ_BY_TORCH = {
     "TORCH_ALLOC_CONF": "torch reads PYTORCH_ALLOC_CONF (with the PY prefix)",
     "PYTORCH_EXPANDABLE_SEGMENTS": "not a variable: put expandable_segments:True in the allocator options",
 }
-
-
-def _first_line(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
 
 
 def _process_name(pid: int) -> str | None:
@@ -63,7 +60,7 @@ def nvml_census() -> dict[str, Any]:
     try:
         pynvml.nvmlInit()
     except Exception as exc:  # noqa: BLE001 - NVMLError_LibraryNotFound, DriverNotLoaded...
-        return {"available": False, "reason": f"NVML failed to initialise: {_first_line(exc)}"}
+        return {"available": False, "reason": f"NVML failed to initialise: {describe_error(exc)}"}
     try:
         driver = pynvml.nvmlSystemGetDriverVersion()
         devices = []
@@ -86,7 +83,7 @@ def nvml_census() -> dict[str, Any]:
                             "used_bytes": int(mem.used), "processes": sorted(procs.values(), key=lambda p: p["pid"])})
         return {"available": True, "driver_version": _text(driver), "devices": devices}
     except Exception as exc:  # noqa: BLE001
-        return {"available": False, "reason": f"NVML query failed: {_first_line(exc)}"}
+        return {"available": False, "reason": f"NVML query failed: {describe_error(exc)}"}
     finally:
         try:
             pynvml.nvmlShutdown()
@@ -119,7 +116,7 @@ def torch_census() -> dict[str, Any]:
                 dev.update(free_bytes=int(free), total_bytes=int(total),
                            capability=".".join(map(str, torch.cuda.get_device_capability(i))))
             except Exception as exc:  # noqa: BLE001 - e.g. the NVML assert
-                dev["error"] = _first_line(exc)
+                dev["error"] = describe_error(exc)
             info["devices"].append(dev)
     return info
 
@@ -133,7 +130,7 @@ def aer_census() -> dict[str, Any]:
         try:
             return dict(aer_info())
         except Exception as exc:  # noqa: BLE001 - a broken Aer install must not stop the doctor
-            info = {"installed": None, "warning": None, "probe_error": _first_line(exc)}
+            info = {"installed": None, "warning": None, "probe_error": describe_error(exc)}
     from importlib.metadata import PackageNotFoundError, version
 
     found = {}

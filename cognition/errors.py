@@ -16,3 +16,13 @@ class ConfigError(UsageError, ValueError):
         else:
             msg = f"{field} = {value!r} is not allowed: expected {allowed}"
         super().__init__(msg)
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text`` (stripped), or ""."""
+    return next((line.strip() for line in str(text).splitlines() if line.strip()), "")
+
+
+def describe_error(exc: BaseException) -> str:
+    """``Type: first line of the message``: an exception as one line for a report or an error."""
+    return f"{type(exc).__name__}: {first_line(str(exc))}"

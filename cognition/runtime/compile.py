@@ -99,14 +99,14 @@ def warm_up(loop, compiler: StepCompiler, batch) -> dict:
         return info
     from torch._dynamo.exc import TorchDynamoException
 
+    from cognition.errors import first_line
     from cognition.runtime.oom import classify_oom, free_memory
 
     t0 = time.perf_counter()
     try:
         loop.advance(loop.initial_state(), batch)
     except TorchDynamoException as exc:
-        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-        raise CompileFailedError(lines[0] if lines else type(exc).__name__) from None
+        raise CompileFailedError(first_line(str(exc)) or type(exc).__name__) from None
     except Exception as exc:  # noqa: BLE001 - only out-of-memory errors are deferred, the rest re-raised
         if classify_oom(exc) is None:
             raise

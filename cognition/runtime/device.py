@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Mapping
 
+from cognition.errors import describe_error
 from cognition.runtime.telemetry import host_memory_bytes
 
 _REQUEST = re.compile(r"^(auto|cpu|cuda|cuda:(\d+))$")
@@ -73,7 +74,7 @@ def cuda_unavailable_reason(environ: Mapping[str, str] | None = None) -> str | N
             available = torch.cuda.is_available()
             count = torch.cuda.device_count() if available else 0
         except Exception as exc:  # noqa: BLE001 - a broken driver raises many types
-            return f"driver/NVML problem: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+            return f"driver/NVML problem: {describe_error(exc)}"
     if count:
         return None
     driver = next((str(w.message).splitlines()[0] for w in caught if "CUDA" in str(w.message)), None)
@@ -105,8 +106,7 @@ def _pick_cuda(torch, index: int | None) -> DeviceChoice:
         except Exception as exc:  # noqa: BLE001 - the NVML assert, CUDA errors...
             if index is not None or len(candidates) == 1:
                 raise DeviceUnavailableError(
-                    f"--device cuda:{i}: driver/NVML problem querying memory: "
-                    f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
+                    f"--device cuda:{i}: driver/NVML problem querying memory: {describe_error(exc)}") from exc
     if not probed:
         raise DeviceUnavailableError("--device cuda: every visible CUDA device failed its memory query")
     best = max(probed, key=lambda i: (probed[i][0], -i))  # most free; lowest index on ties

@@ -26,6 +26,8 @@ import threading
 import time
 from typing import Any, Callable, Mapping, Sequence
 
+from cognition.errors import describe_error, first_line
+
 MiB = 2**20
 _DEVICE = re.compile(r"^cuda(?::(\d+))?$")
 _ENTRY = re.compile(r"^(\d+|GPU-\S+|MIG-\S+)$")
@@ -57,14 +59,6 @@ def physical_gpu_id(device: str, environ: Mapping[str, str] | None = None) -> st
     return entries[index]
 
 
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
-
-
-def _why(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {_first_line(str(exc))}"
-
-
 def _open_nvml(gpu: str) -> Source:
     """(sample, close) reading one GPU through NVML; RuntimeError saying why it cannot."""
     try:
@@ -74,13 +68,13 @@ def _open_nvml(gpu: str) -> Source:
     try:
         pynvml.nvmlInit()
     except Exception as exc:  # noqa: BLE001 - NVMLError_LibraryNotFound, DriverNotLoaded...
-        raise RuntimeError(f"NVML init failed: {_why(exc)}") from None
+        raise RuntimeError(f"NVML init failed: {describe_error(exc)}") from None
     try:
         handle = (pynvml.nvmlDeviceGetHandleByIndex(int(gpu)) if gpu.isdigit()
                   else pynvml.nvmlDeviceGetHandleByUUID(gpu))
     except Exception as exc:  # noqa: BLE001
         pynvml.nvmlShutdown()
-        raise RuntimeError(f"NVML has no GPU {gpu}: {_why(exc)}") from None
+        raise RuntimeError(f"NVML has no GPU {gpu}: {describe_error(exc)}") from None
 
     def read(query: Callable[[], float]) -> float | None:
         try:
@@ -110,11 +104,11 @@ def _open_smi(gpu: str, environ: Mapping[str, str], timeout_s: float) -> Source:
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"nvidia-smi failed: no answer within {timeout_s:g} s") from None
         if done.returncode != 0:  # nvidia-smi writes some errors to stdout
-            why = _first_line(done.stderr) or _first_line(done.stdout) or f"exit status {done.returncode}"
+            why = first_line(done.stderr) or first_line(done.stdout) or f"exit status {done.returncode}"
             raise RuntimeError(f"nvidia-smi failed: {why}")
-        fields = _first_line(done.stdout).split(",")
+        fields = first_line(done.stdout).split(",")
         if len(fields) != 2:
-            raise RuntimeError(f"nvidia-smi failed: unexpected output {_first_line(done.stdout)!r}")
+            raise RuntimeError(f"nvidia-smi failed: unexpected output {first_line(done.stdout)!r}")
         # "[N/A]" / "[Not Supported]" are skipped, never counted as 0
         return tuple(float(f) if _NUMBER.match(f.strip()) else None for f in fields)
 
@@ -179,7 +173,7 @@ class GpuSampler:
             except Exception as exc:  # noqa: BLE001 - unavailable, or the first sample failed
                 if close is not None:
                     close()
-                reasons.append(str(exc) if isinstance(exc, RuntimeError) else f"{name}: {_why(exc)}")
+                reasons.append(str(exc) if isinstance(exc, RuntimeError) else f"{name}: {describe_error(exc)}")
                 continue
             self.source, self._sample, self._close = name, sample, close
             self._thread = threading.Thread(target=self._run, name="gpu-sampler", daemon=True)
@@ -212,7 +206,7 @@ class GpuSampler:
             try:
                 self._record(self._sample())
             except Exception as exc:  # noqa: BLE001 - never raise out of the thread
-                self.error = str(exc) if isinstance(exc, RuntimeError) else f"{self.source}: {_why(exc)}"
+                self.error = str(exc) if isinstance(exc, RuntimeError) else f"{self.source}: {describe_error(exc)}"
                 return
 
     def summary(self) -> dict[str, Any]:
