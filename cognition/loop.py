@@ -166,6 +166,8 @@ class IntegrationLoop:
         if cycle < W:
             return None
         X = units[:, cycle - W:cycle, :]
-        r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage, centre=self.cfg.phi.centre)
+        # the per-cycle series is descriptive and matches estimate_windows (the report's bands): pooled
+        # centring; the calibrated per-agent estimator is the whole-run headline (cognition/analysis.py)
+        r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage, centre="pooled")
         return {"phi_wms": r.phi_wms, "phi_r": r.phi_r, "tdmi": r.tdmi,
                 "mib": [list(r.mib[0]), list(r.mib[1])]}
