@@ -21,7 +21,7 @@ SUITES = {
     "quantum": "1000 parameter sets: per-set Aer loop vs one batched Aer call vs torch statevector",
     "iit3": "exact IIT 3.0 Phi by node count",
     "agents": "cycles/s and agent-cycles/s per mode and agent count, batch vs per-agent loop",
-    "calibration": "false-positive rates of the Phi null, bias, and CI coverage on an exact VAR(1)",
+    "calibration": "false-positive rates and power of the integration test, bias, CI coverage on an exact VAR(1)",
 }
 
 
