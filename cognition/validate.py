@@ -123,6 +123,10 @@ def _print_summary(report: dict, run_dir, seconds: float) -> None:
             line += " (weakest cut: " + " | ".join(", ".join(part) for part in phi["weakest_cut"]) + ")"
     print(f"run directory: {run_dir}")
     print(f"status: {report['status']}, {report['cycles_completed']} cycles in {seconds:.1f} s; {line}")
+    if phi.get("calibration"):
+        from cognition.reporting.sections import calibration_text
+
+        print(f"  {calibration_text(phi['calibration'])}")
     for c in report["criteria"]:
         print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {c['value']} (required {c['required']})")
     if report["message"]:

@@ -19,13 +19,35 @@ trial-shuffling test of cognition.phi.cut_test):
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import time
+from pathlib import Path
 
 import numpy as np
 
 from cognition.runtime.threads import cpu_threads
 
 SIZES = ((8, 50), (8, 200), (32, 50))
+# The measured table that reports quote; refresh it with
+# python -m cognition.bench calibration --json cognition/benchmarks/calibration_record.json
+RECORD = Path(__file__).with_name("calibration_record.json")
+COMMAND = "python -m cognition.bench calibration"
+
+
+def applicable_calibration(agents: int, cycles: int, record: Path = RECORD) -> dict | None:
+    """The recorded calibration figures for a run's size: every null family, and the coverage row
+    nearest (agents, cycles) on a log scale (None when no record is installed)."""
+    if not record.exists():
+        return None
+    table = json.loads(record.read_text())
+    row = min(table["coverage"], key=lambda r: abs(math.log(r["agents"] / agents)) + abs(math.log(r["cycles"] / cycles)))
+    families = [{"family": f["family"], "false_positive_rate": f["false_positive_rate"], "systems": f["systems"]}
+                for f in table["null_families"]]
+    keep = ("agents", "cycles", "draws", "coverage_true_mib", "coverage_stated_mib", "power")
+    return {"command": COMMAND, "alpha": table["settings"]["alpha"], "null_families": families,
+            "coverage": {k: row[k] for k in keep if k in row},
+            "exact_size": (row["agents"], row["cycles"]) == (agents, cycles)}
 
 
 def _parser() -> argparse.ArgumentParser:
