@@ -124,6 +124,7 @@ class RuntimeConfig:
     batch: Optional[int] = None  # agents per launch; None = all agents at once
     max_retries: int = num(3, ge=0)  # OOM retries per cycle, batch halved each time
     min_batch: int = num(1, ge=1)
+    regrow_after_cycles: Optional[int] = num(25, ge=1)  # good cycles before a lowered batch doubles; null: never
     checkpoint_every_percent: float = num(10.0, gt=0.0, le=100.0)
     checkpoint_every_seconds: float = num(600.0, gt=0.0)
     keep_checkpoints: int = num(3, ge=1)

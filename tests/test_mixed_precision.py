@@ -8,6 +8,7 @@ radius 0.9, persistence 0.5), so rounding does not grow without bound.
 """
 import numpy as np
 import pytest
+from looptools import run_loop
 
 from cognition.assemble import assemble
 from cognition.config import load_config
@@ -16,13 +17,8 @@ from cognition.config import load_config
 def _run(autocast):
     ov = {"run": {"dtype": "float32", "cycles": 40}, "quantum": {"mode": "disabled"},
           "runtime": {"autocast": autocast}}
-    loop = assemble(load_config(overrides=ov)).loop
-    state, phis = loop.initial_state(), []
-    for _ in range(40):
-        state, rec = loop.step(state)
-        if rec.phi:
-            phis.append(rec.phi["phi_r"])
-    return state.units, float(np.mean(phis))
+    _, records, units = run_loop(assemble(load_config(overrides=ov)).loop, 40)
+    return units, float(np.mean([r.phi["phi_r"] for r in records if r.phi]))
 
 
 @pytest.fixture(scope="module")
