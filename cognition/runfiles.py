@@ -97,8 +97,13 @@ class RunFiles:
         return self.history.tail(k)
 
     def close(self) -> None:
+        """Close both files. A failure to flush here (a full disk) loses only lines written after the
+        last checkpoint, which a resume cuts anyway: it must not hide the error that stopped the run."""
         if self._metrics is not None:
-            self._metrics.close()
+            try:
+                self._metrics.close()
+            except OSError:
+                pass
             self._metrics = None
         if self.history is not None:
             self.history.close()

@@ -34,7 +34,7 @@ class Session:
         self.cfg, self.faults, self.resume, self.lock = cfg, faults, resume_dir is not None, lock
         self.argv = argv or []
         self.allocator = self._allocator(cfg)
-        self.host_plan = self._check_host(cfg, resume_dir or out or "runs")
+        self.host_plan = self._check_host(cfg)
         self.assembly = assemble(cfg)
         self.threads = set_cpu_threads(cfg.runtime.threads)
         self.memory_cap = self._cap_gpu_memory(cfg)
@@ -48,8 +48,10 @@ class Session:
             except CheckpointError as exc:
                 raise UsageError(f"--resume {resume_dir}: {exc}") from None
             self._check_faults(self.start.state.cycle)
+            self.host_plan.update(self._check_disk(cfg, resume_dir, done=self.start.state.cycle))
         else:
             self._check_faults(0)
+            self.host_plan.update(self._check_disk(cfg, out or "runs"))
             from cognition.rundir import create_run_dir
 
             self.run_dir, self.lock = create_run_dir(out, label=cfg.quantum.mode, config=cfg.to_dict())
@@ -77,14 +79,22 @@ class Session:
             raise UsageError(str(exc)) from None
 
     @staticmethod
-    def _check_host(cfg, where) -> dict:
-        """Agents and cycles against available host memory and free disk (ConfigError), before any allocation."""
+    def _n_units(cfg) -> int:
         from cognition.loop import UNIT_SIGNALS, WORKSPACE_SIGNALS
-        from cognition.runtime.planner import available_host_bytes, check_host, free_disk_bytes
 
-        n_units = len(UNIT_SIGNALS) * len(cfg.modules.enabled) + len(WORKSPACE_SIGNALS)
-        return check_host(cfg, n_units, run_dir=where, available=available_host_bytes(),
-                          free_disk=free_disk_bytes(where))
+        return len(UNIT_SIGNALS) * len(cfg.modules.enabled) + len(WORKSPACE_SIGNALS)
+
+    def _check_host(self, cfg) -> dict:
+        """Agents and cycles against available host memory (ConfigError), before any allocation."""
+        from cognition.runtime.planner import available_host_bytes, check_host
+
+        return check_host(cfg, self._n_units(cfg), available=available_host_bytes())
+
+    def _check_disk(self, cfg, where, done: int = 0) -> dict:
+        """The cycles still to run against the free disk (ConfigError), before anything is written."""
+        from cognition.runtime.planner import check_disk, free_disk_bytes
+
+        return check_disk(cfg, self._n_units(cfg), run_dir=where, free_disk=free_disk_bytes(where), done=done)
 
     @staticmethod
     def _allocator(cfg) -> dict | None:

@@ -45,16 +45,17 @@ def test_low_memory_preset_fits_a_4gb_card():
 
 
 def test_host_and_disk_plan_by_hand():
-    from cognition.runtime.planner import check_host
+    from cognition.runtime.planner import check_disk, check_host
 
     cfg = load_config(overrides={"run": {"agents": 4, "cycles": 100}, "quantum": {"mode": "disabled"}})
     state = 4 * classical_bytes_per_agent(cfg)
-    plan = check_host(cfg, 8, run_dir="x", available=None, free_disk=None)
-    assert plan["host_bytes"] == state + 6 * (4 * 8 * 8) * 100  # six copies of 100 cycles x 4 agents x 8 units
-    assert plan["disk_bytes"] == 100 * (4 * 8 * 8 + 1024)  # unit history and one metrics line a cycle
+    assert check_host(cfg, 8, available=None)["host_bytes"] == state + 6 * (4 * 8 * 8) * 100  # 6 copies
+    disk = check_disk(cfg, 8, run_dir="x", free_disk=None)["disk_bytes"]
+    assert disk == 100 * (4 * 8 * 8 + 1024)  # unit history and one metrics line a cycle
+    assert check_disk(cfg, 8, run_dir="x", free_disk=None, done=60)["disk_bytes"] == 40 * (4 * 8 * 8 + 1024)
     with pytest.raises(ConfigError, match="run.agents = 4 .* whose state fits host memory"):
-        check_host(cfg, 8, run_dir="x", available=state - 1, free_disk=None)
+        check_host(cfg, 8, available=state - 1)
     with pytest.raises(ConfigError, match=r"run.cycles = 100 .* whose final analysis \(4 agents x 8 units"):
-        check_host(cfg, 8, run_dir="x", available=state + 1, free_disk=None)
-    with pytest.raises(ConfigError, match="fit the disk of x"):
-        check_host(cfg, 8, run_dir="x", available=None, free_disk=plan["disk_bytes"] - 1)
+        check_host(cfg, 8, available=state + 1)
+    with pytest.raises(ConfigError, match="100 cycles to go.* fit the disk of x"):
+        check_disk(cfg, 8, run_dir="x", free_disk=disk - 1)

@@ -152,16 +152,13 @@ def _gib(n: float) -> str:
     return f"{n / 2**30:.3g} GiB"
 
 
-def check_host(cfg, n_units: int, *, run_dir, available: int | None, free_disk: int | None) -> dict:
-    """ConfigError, before anything is written, when run.agents or run.cycles cannot fit host
-    memory (per-agent state, and the final analysis over every cycle) or the free disk (the
-    per-cycle files). Returns the plan (bytes) for provenance."""
+def check_host(cfg, n_units: int, *, available: int | None) -> dict:
+    """ConfigError, before anything is allocated or written, when run.agents or run.cycles cannot fit
+    host memory (per-agent state, and the final analysis over every cycle). Returns the plan (bytes)."""
     agents, cycles = cfg.run.agents, cfg.run.cycles
     history = agents * n_units * 8  # bytes of unit signals per cycle
     state = agents * classical_bytes_per_agent(cfg)
-    plan = {"host_bytes": state + ANALYSIS_COPIES * history * cycles,
-            "disk_bytes": cycles * (history + METRICS_LINE_BYTES), "available_host_bytes": available,
-            "free_disk_bytes": free_disk}
+    plan = {"host_bytes": state + ANALYSIS_COPIES * history * cycles, "available_host_bytes": available}
     if available is not None and plan["host_bytes"] > available:
         # the agents' state alone too large: name the agents; else the analysis over every cycle
         analysis = f"whose final analysis ({agents} agents x {n_units} units x cycles)"
@@ -169,7 +166,16 @@ def check_host(cfg, n_units: int, *, run_dir, available: int | None, free_disk: 
                               ("run.cycles", cycles, analysis))
         raise ConfigError(field, value, f"a run {what} fits host memory: it needs about "
                                         f"{_gib(plan['host_bytes'])}, {_gib(available)} is available")
+    return plan
+
+
+def check_disk(cfg, n_units: int, *, run_dir, free_disk: int | None, done: int = 0) -> dict:
+    """ConfigError, before anything is written, when the per-cycle files of the cycles still to run
+    (after ``done``) cannot fit the free disk. Returns the plan (bytes)."""
+    cycles = cfg.run.cycles - done
+    plan = {"disk_bytes": cycles * (cfg.run.agents * n_units * 8 + METRICS_LINE_BYTES), "free_disk_bytes": free_disk}
     if free_disk is not None and plan["disk_bytes"] > free_disk:
-        raise ConfigError("run.cycles", cycles, f"a run whose unit history and metrics fit the disk of {run_dir}: they "
-                                                f"need about {_gib(plan['disk_bytes'])}, {_gib(free_disk)} is free")
+        raise ConfigError("run.cycles", cfg.run.cycles, f"a run whose unit history and metrics ({cycles} cycles to "
+                                                        f"go) fit the disk of {run_dir}: they need about "
+                                                        f"{_gib(plan['disk_bytes'])}, {_gib(free_disk)} is free")
     return plan

@@ -74,10 +74,12 @@ class UnitHistory:
         data = np.ascontiguousarray(signals, dtype=_DTYPE)
         if data.shape != (self.agents, self.n_units):
             raise ValueError(f"signals of shape {data.shape}; expected {(self.agents, self.n_units)}")
-        offset = HEADER_BYTES + self.cycles * self.row_bytes
-        written = os.pwrite(self._fd, data.tobytes(), offset)
-        if written != self.row_bytes:
-            raise OSError(f"short write to {self.path} ({written} of {self.row_bytes} bytes)")
+        offset, view = HEADER_BYTES + self.cycles * self.row_bytes, memoryview(data.tobytes())
+        while view:  # a short write (a disk filling up) is retried, so a full disk raises its own ENOSPC
+            written = os.pwrite(self._fd, view, offset)
+            if written == 0:
+                raise OSError(f"no progress writing {self.path}")
+            offset, view = offset + written, view[written:]
         self.cycles += 1
 
     def commit(self) -> None:
