@@ -205,44 +205,49 @@ class Runner:
         state, progress = start.state, start.progress
         window = UnitWindow(len(self.loop.agents), self.loop.n_units, self.loop.phi_window - 1)
         window.fill(self.files.tail(window.size))
-        last_checkpoint_time = time.monotonic()
+        clock = {"checkpoint": time.monotonic(), "cycle_end": time.perf_counter()}
         if self.progress is not None:
             self.progress.update(state.cycle)
         cycle = state.cycle + 1  # the cycle in flight, for the message if it fails
-        last_end = time.perf_counter()
         try:
             while state.cycle < self.cfg.run.cycles:
                 cycle = state.cycle + 1
-                t0, before, n_retries = time.perf_counter(), state, len(progress.retries)
-                state, record, signals, failure = self._step_with_retries(state, window.view(), progress)
-                if failure is not None:
-                    self._checkpoint(before, progress)
-                    return RunOutcome("failed", state.cycle, progress.retries, progress.events,
-                                      self._advice(failure, progress.batch, state.cycle + 1))
-                if self.faults is not None:
-                    self.faults.maybe_raise(state.cycle, stage="write")
-                rec = self._metrics_record(record, progress, progress.retries[n_retries:], time.perf_counter() - t0,
-                                           time.perf_counter() - last_end)
-                last_end = time.perf_counter()
-                self.files.append(rec, signals)
-                window.push(signals)
-                self._regrow(progress, state.cycle, retried=len(progress.retries) > n_retries)
-                if self.progress is not None:
-                    self.progress.update(1)
-                due = state.cycle % self.checkpoint_every == 0 or state.cycle == self.cfg.run.cycles
-                timer = time.monotonic() - last_checkpoint_time >= self.cfg.runtime.checkpoint_every_seconds
-                if due or timer or stop.signum is not None:
-                    self._checkpoint(state, progress)
-                    last_checkpoint_time = time.monotonic()
-                if stop.signum is not None:
-                    name = signal.Signals(stop.signum).name
-                    return RunOutcome("interrupted", state.cycle, progress.retries, progress.events,
-                                      f"stopped by {name} after cycle {state.cycle}; checkpoint written, "
-                                      f"continue with: {resume_command(self.run_dir)}")
+                state, stopped = self._cycle(state, progress, window, stop, clock)
+                if stopped is not None:
+                    return stopped
         except (Exception, StopNow) as exc:
             raise RunStopped(stopped_message(exc, where=f"in cycle {cycle}",
                                              last_checkpoint=self.last_checkpoint, run_dir=self.run_dir)) from exc
         return RunOutcome("completed", state.cycle, progress.retries, progress.events)
+
+    def _cycle(self, state: LoopState, progress: Progress, window: UnitWindow, stop: StopRequest, clock: dict):
+        """One cycle, its files and any checkpoint; returns (state, outcome when the run stops here, else None)."""
+        t0, before, n_retries = time.perf_counter(), state, len(progress.retries)
+        state, record, signals, failure = self._step_with_retries(state, window.view(), progress)
+        if failure is not None:
+            self._checkpoint(before, progress)
+            return state, RunOutcome("failed", state.cycle, progress.retries, progress.events,
+                                     self._advice(failure, progress.batch, state.cycle + 1))
+        if self.faults is not None:
+            self.faults.maybe_raise(state.cycle, stage="write")
+        now = time.perf_counter()
+        self.files.append(self._metrics_record(record, progress, progress.retries[n_retries:], now - t0,
+                                               now - clock["cycle_end"]), signals)
+        clock["cycle_end"] = now
+        window.push(signals)
+        self._regrow(progress, state.cycle, retried=len(progress.retries) > n_retries)
+        if self.progress is not None:
+            self.progress.update(1)
+        due = state.cycle % self.checkpoint_every == 0 or state.cycle == self.cfg.run.cycles
+        timer = time.monotonic() - clock["checkpoint"] >= self.cfg.runtime.checkpoint_every_seconds
+        if due or timer or stop.signum is not None:
+            self._checkpoint(state, progress)
+            clock["checkpoint"] = time.monotonic()
+        if stop.signum is None:
+            return state, None
+        return state, RunOutcome("interrupted", state.cycle, progress.retries, progress.events,
+                                 f"stopped by {signal.Signals(stop.signum).name} after cycle {state.cycle}; "
+                                 f"checkpoint written, continue with: {resume_command(self.run_dir)}")
 
     def _metrics_record(self, record, progress: Progress, retries: list, seconds: float, wall: float) -> dict:
         """``timing``: ``cycle_s`` the step (with retries and Phi), ``wall_s`` since the previous cycle's
