@@ -62,10 +62,16 @@ def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
 
     try:
         r = phi.estimate(units, lag=cfg.phi.lag, shrinkage=cfg.phi.shrinkage, bootstrap=cfg.phi.bootstrap,
-                         surrogates=cfg.phi.surrogates, seed=cfg.run.seed, confidence=cfg.phi.confidence)
+                         surrogates=cfg.phi.surrogates, seed=cfg.run.seed, confidence=cfg.phi.confidence,
+                         centre=cfg.phi.centre)
     except ValueError as exc:  # e.g. fewer lagged samples than variables
         return {"whole_run": None, "whole_run_note": str(exc)}
     whole = r.to_dict()
     mib = [list(map(int, part)) for part in r.mib]
     whole["mib_named"] = [[unit_names[i] for i in part] for part in mib]
-    return {"whole_run": whole, "partition": mib, "partition_named": whole["mib_named"]}
+    measure = cfg.phi.measure
+    return {"whole_run": whole, "partition": mib, "partition_named": whole["mib_named"],
+            "headline_bits": r.headline(measure), "headline_ci_bits": list((r.ci or {}).get(measure, ())) or None,
+            "headline_p_value": (r.p_value or {}).get(measure), "mib_stability": r.mib_stability,
+            "headline_method": ("bias-corrected whole-run estimate" if r.bias_corrected is not None
+                                else "plug-in whole-run estimate")}

@@ -100,7 +100,8 @@ class PhiConfig:
     measure: Literal["phi_r", "phi_wms"] = "phi_r"
     lag: int = num(1, ge=1)
     window: int = num(12, ge=3)  # trailing cycles per per-cycle estimate
-    shrinkage: Optional[str] = "ledoit-wolf"
+    shrinkage: Optional[str] = None
+    centre: Literal["auto", "agent", "pooled"] = "auto"  # auto: per agent for >= 5 agents (cognition.phi.estimate)
     bootstrap: int = num(200, ge=0)
     surrogates: int = num(200, ge=0)
     confidence: float = num(0.95, gt=0.0, lt=1.0)
@@ -196,6 +197,9 @@ def _validate_cross_fields(cfg: Config) -> None:
         raise ConfigError("modules.enabled", [], "at least one module")
     if cfg.phi.shrinkage not in PHI_SHRINKAGE:
         raise ConfigError("phi.shrinkage", cfg.phi.shrinkage, "null or 'ledoit-wolf'")
+    if cfg.phi.shrinkage == "ledoit-wolf" and cfg.phi.centre != "pooled":
+        raise ConfigError("phi.shrinkage", cfg.phi.shrinkage,
+                          "null with per-agent centring; 'ledoit-wolf' needs phi.centre: pooled")
     if cfg.phi.window <= cfg.phi.lag:
         raise ConfigError("phi.window", cfg.phi.window, f"more cycles than phi.lag ({cfg.phi.lag})")
     if cfg.quantum.mode != "disabled":

@@ -9,17 +9,12 @@ One cycle, for a batch of agents (leading dimension of every tensor):
 3. modules learn from the broadcast; the loop records every unit's signal
    and updates Phi over a trailing window.
 
-The system's units for Phi are two summary signals per node of the wiring
-graph (docs/architecture.md, "Units of Phi"):
-
-* each module: its salience, and the alignment mean_d(content * b_{t-1});
-* the workspace: the winning bid max_m softmax(salience / T)_m (before the
-  capacity limit, which would pin it to 1), and the broadcast mean.
-
-With M modules that is n = 2 (M + 1) units (8 for the default architecture):
-few enough that a covariance over a short run of a handful of agents is
-estimable (with Ledoit-Wolf shrinkage), many enough to have a nontrivial
-minimum-information bipartition.
+The system's units for Phi are state variables of the nodes of the wiring graph,
+none a deterministic function of the others at the same cycle (docs/architecture.md,
+"Units of Phi"): each module declares its own (``CognitiveModule.unit_signals``; by
+default its salience and the alignment of its proposal with the broadcast it read; the
+hybrid module its decision p_act), and the workspace adds two coordinates of its
+broadcast state. For the default architecture that is n = 7 units.
 
 The loop is pure with respect to its state: :meth:`step` takes a
 :class:`LoopState` and returns a new one, so a cycle can be retried from the
@@ -42,8 +37,10 @@ from cognition.modules.base import cast_floats, cat_trees, compile_kernels, slic
 from cognition.streams import AgentStreams
 from cognition.workspace import SharedWorkspace, execution_order, wiring_graph
 
-UNIT_SIGNALS = ("salience", "alignment")
-WORKSPACE_SIGNALS = ("winning_bid", "broadcast_mean")
+# The workspace's units: two coordinates of its broadcast state b_t (its mean over the content
+# dimensions, and the contrast between even and odd dimensions). The winning bid is not one: it
+# is a function of the modules' saliences at the same cycle.
+WORKSPACE_SIGNALS = ("broadcast_mean", "broadcast_contrast")
 SAMPLES_PER_UNIT = 4  # pooled samples per unit a per-cycle Phi estimate asks for
 
 
@@ -76,7 +73,7 @@ class IntegrationLoop:
         self.graph = wiring_graph(modules)
         self.order = execution_order(self.graph, self.declared)
         self.workspace = SharedWorkspace(cfg.workspace, self.declared)
-        self.unit_names = [f"{m}.{s}" for m in self.declared for s in UNIT_SIGNALS] + \
+        self.unit_names = [f"{m.name}.{s}" for m in modules for s in m.unit_signals] + \
                           [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
         self.agents = np.arange(cfg.run.agents)
 
@@ -125,9 +122,9 @@ class IntegrationLoop:
         bc = self.workspace.compete(proposals, b_prev)
         for name in self.declared:
             new_states[name] = self.modules[name].learn(new_states[name], bc.content)
-        signals = [torch.stack([p.salience, (p.content * b_prev).mean(dim=1)], dim=1)
-                   for p in proposals.values()]
-        signals.append(torch.stack([bc.bids.max(dim=1).values, bc.content.mean(dim=1)], dim=1))
+        signals = [self.modules[n].units(p, b_prev) for n, p in proposals.items()]
+        contrast = (bc.content[:, 0::2].sum(dim=1) - bc.content[:, 1::2].sum(dim=1)) / bc.content.shape[1]
+        signals.append(torch.stack([bc.content.mean(dim=1), contrast], dim=1))
         per_agent = {"winner": bc.winner, **{f"{n}.salience": p.salience for n, p in proposals.items()},
                      **{f"{n}.{k}": v for n, p in proposals.items() for k, v in p.extras.items()}}
         return bc.content, new_states, torch.cat(signals, dim=1), per_agent
@@ -176,6 +173,8 @@ class IntegrationLoop:
         if window is None or window.shape[1] < W - 1:
             return None
         X = np.concatenate([window[:, window.shape[1] - (W - 1):], signals[:, None, :]], axis=1)
-        r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage)
+        # the per-cycle series is descriptive and matches estimate_windows (the report's bands): pooled
+        # centring; the calibrated per-agent estimator is the whole-run headline (cognition/analysis.py)
+        r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage, centre="pooled")
         return {"phi_wms": r.phi_wms, "phi_r": r.phi_r, "tdmi": r.tdmi,
                 "mib": [list(r.mib[0]), list(r.mib[1])]}

@@ -80,9 +80,10 @@ class Session:
 
     @staticmethod
     def _n_units(cfg) -> int:
-        from cognition.loop import UNIT_SIGNALS, WORKSPACE_SIGNALS
+        from cognition.loop import WORKSPACE_SIGNALS
+        from cognition.modules import unit_signal_count
 
-        return len(UNIT_SIGNALS) * len(cfg.modules.enabled) + len(WORKSPACE_SIGNALS)
+        return unit_signal_count(cfg) + len(WORKSPACE_SIGNALS)
 
     def _check_host(self, cfg) -> dict:
         """Agents and cycles against available host memory (ConfigError), before any allocation."""

@@ -155,11 +155,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _print_summary(report: dict, run_dir, seconds: float) -> None:
     phi = report["phi"]
-    mean = phi.get("mean_bits")
-    ci = phi.get("mean_ci_bits")
-    line = f"{phi['measure']}: mean {mean:.4f} bits" if mean is not None else f"{phi['measure']}: not estimated"
+    value, ci, p = phi.get("headline_bits"), phi.get("headline_ci_bits"), phi.get("headline_p_value")
+    line = (f"{phi['measure']} (whole run, {phi.get('headline_method', '')}): {value:.4f} bits"
+            if value is not None else f"{phi['measure']}: not estimated")
     if ci:
         line += f" (CI {ci[0]:.4f} .. {ci[1]:.4f})"
+    if p is not None:
+        line += f", null p = {p:.3g}"
     print(f"run directory: {run_dir}")
     print(f"status: {report['status']}, {report['cycles_completed']} cycles in {seconds:.1f} s; {line}")
     for c in report["criteria"]:

@@ -1,8 +1,6 @@
 """Batch-invariant numerics (issue 17): every agent's arithmetic independent of which agents share
 its launch, so results are bit-identical across runtime.batch and after an OOM fallback.
 
-Marked xfail(strict) until the fix lands in the science code (cognition/modules/*, the lead's).
-
 Cause, measured: every kernel that is one 2-D GEMM with the agents as its rows rounds each row
 differently depending on how many rows the launch has; every per-agent kernel (einsum over an
 agent dimension, which torch runs as bmm, one small product per agent) and every reduction
@@ -17,15 +15,10 @@ in the branch's report):
 
 A launch of one row becomes a GEMV and 2-3 rows fall outside the GEMM's 4-row register tiles,
 so batches 1, 2, 3 differ from 4 and 8 in the last bits (unit signals by up to 1.6e-15 after
-10 cycles; the issue saw 1e-14 in Phi). Fix, checked on a scratch copy to make both tests
-below pass (bit-identical for batch 1, 2, 3, 4, 8 in both modes): a helper in
-``cognition/modules/base.py``
-
-    def rowwise_matmul(x, w):  # x (agents, k) @ w (k, d), one product per agent
-        return torch.bmm(x.unsqueeze(1), w.expand(x.shape[0], *w.shape)).squeeze(1)
-
-used for the three ``@`` above, and the GRU cell written out with it (r, z, n gates as in
-``torch.nn.GRUCell``; it differs from ``torch.gru_cell`` by <= 1e-15). On CUDA, cuBLAS
+10 cycles; the issue saw 1e-14 in Phi). Fix: ``cognition.modules.base.rowwise_matmul`` (one
+small product per agent, bmm over an expanded weight) for the three ``@`` above, and the GRU
+cell written out with it (r, z, n gates as in ``torch.nn.GRUCell``; it differs from
+``torch.gru_cell`` by <= 1e-15). On CUDA, cuBLAS
 picks kernels by shape too; the strided-batched product keeps each agent's shape fixed,
 but the same test should be run there before relying on it.
 """
@@ -40,18 +33,12 @@ from runtools import fast_args, run
 from cognition.assemble import assemble
 from cognition.config import load_config
 
-REASON = ("2-D GEMMs with the agents as rows (unconscious associate/stochastic_rnn, the quantum sampler's "
-          "freq @ z_of_outcome, torch.gru_cell) round each row by the launch's row count; fix in the module "
-          "docstring, for cognition/modules/*")
-
-
 def _trajectory(mode, batch):
     quantum = {"mode": mode} if mode == "disabled" else {"mode": mode, "backend": "torch"}
     loop = assemble(load_config(overrides={"run": {"agents": 8, "cycles": 6}, "quantum": quantum})).loop
     return run_loop(loop, 6, batch)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 @pytest.mark.parametrize("mode", ["disabled", "lite"])
 def test_bit_identical_for_every_batch(mode):
     ref_state, _, ref_units = _trajectory(mode, 8)
@@ -63,7 +50,6 @@ def test_bit_identical_for_every_batch(mode):
                 assert torch.equal(state.modules[name][key], value), (batch, name, key)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 def test_bit_identical_after_an_oom_fallback(tmp_path, capsys):
     argv = fast_args(tmp_path, agents=8)
     assert run(argv + ["--out", tmp_path / "clean"], capsys)[0] in (0, 1)

@@ -34,6 +34,15 @@ class PhiResult:
     ci: dict[str, tuple[float, float]] | None = None
     p_value: dict[str, float] | None = None
     confidence: float | None = None
+    bias_corrected: dict[str, float] | None = None
+    se: dict[str, float] | None = None
+    mib_stability: float | None = None
+
+    def headline(self, measure: str = "phi_r") -> float:
+        """The value to report: bias-corrected where a correction was made, else the plug-in value."""
+        if self.bias_corrected is not None:
+            return float(self.bias_corrected[measure])
+        return float(getattr(self, measure))
 
     def to_dict(self) -> dict:
         """JSON-able dict (tuples become lists, floats stay floats)."""
