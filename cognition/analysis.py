@@ -70,8 +70,11 @@ def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
     mib = [list(map(int, part)) for part in r.mib]
     whole["mib_named"] = [[unit_names[i] for i in part] for part in mib]
     measure = cfg.phi.measure
+    weakest = (r.weakest_cut or {}).get(measure)
     return {"whole_run": whole, "partition": mib, "partition_named": whole["mib_named"],
+            "weakest_cut": None if weakest is None else [[unit_names[i] for i in part] for part in weakest],
             "headline_bits": r.headline(measure), "headline_ci_bits": list((r.ci or {}).get(measure, ())) or None,
             "headline_p_value": (r.p_value or {}).get(measure), "mib_stability": r.mib_stability,
-            "headline_method": ("bias-corrected whole-run estimate" if r.bias_corrected is not None
+            "headline_method": ("bias-corrected whole-run estimate, within agents (shared course removed)"
+                                if r.bias_corrected is not None
                                 else "plug-in whole-run estimate")}

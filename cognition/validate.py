@@ -161,7 +161,9 @@ def _print_summary(report: dict, run_dir, seconds: float) -> None:
     if ci:
         line += f" (CI {ci[0]:.4f} .. {ci[1]:.4f})"
     if p is not None:
-        line += f", null p = {p:.3g}"
+        line += f"; integration test p = {p:.3g}"
+        if phi.get("weakest_cut"):
+            line += " (weakest cut: " + " | ".join(", ".join(part) for part in phi["weakest_cut"]) + ")"
     print(f"run directory: {run_dir}")
     print(f"status: {report['status']}, {report['cycles_completed']} cycles in {seconds:.1f} s; {line}")
     for c in report["criteria"]:

@@ -13,29 +13,45 @@ import pytest
 from cognition import phi
 from cognition.phi.calibration import ExactPhi, calibration_var1, independent_ar1
 from cognition.phi.ensemble import standardise_per_agent
-from cognition.phi.resampling import random_derangements, trial_shuffle_covariances
+from cognition.phi.cut_test import agent_cross_products, every_cut_test, random_permutations, shuffled_covariances
+from cognition.phi.partitions import all_bipartition_masks
 
 
-def test_derangements_have_no_fixed_point_and_cover_all():
-    d = random_derangements(np.random.default_rng(0), 5, 2000)
-    assert np.all(d != np.arange(5))
-    assert np.all(np.sort(d, axis=1) == np.arange(5))
-    assert len({tuple(r) for r in d}) == 44  # the number of derangements of 5 (subfactorial)
-
-
-def test_trial_shuffle_keeps_each_unit_and_moves_only_the_other_part():
+def test_surrogate_covariances_equal_those_of_the_shuffled_data():
+    # Reference: build each surrogate ensemble explicitly (agent a keeps the kept side, takes the
+    # other side from agent pi(a)), centre its lagged pairs per agent and pool them.
     rng = np.random.default_rng(1)
     Xs = standardise_per_agent(rng.standard_normal((6, 20, 4)))
-    mask = np.array([True, True, False, False])
-    cov = trial_shuffle_covariances(Xs, mask, 50, 1, rng)
-    # within a part nothing moves, so those blocks equal the data's; across parts they change
-    pairs = np.concatenate([Xs[:, :-1], Xs[:, 1:]], axis=-1)
-    pairs -= pairs.mean(axis=1, keepdims=True)
-    data = np.einsum("atp,atq->pq", pairs, pairs) / (6 * (pairs.shape[1] - 1))
-    keep = [0, 1, 4, 5]
-    np.testing.assert_allclose(cov[:, keep][:, :, keep], np.broadcast_to(data[np.ix_(keep, keep)], (50, 4, 4)),
-                               atol=1e-12)
-    assert np.abs(cov[:, 0, 2] - data[0, 2]).max() > 1e-3
+    masks = all_bipartition_masks(4)
+    cross, length = agent_cross_products(Xs, 1)
+    data = np.einsum("aapq->pq", cross) / (6 * (length - 1))
+    perms = random_permutations(rng, 6, 5)
+    mixed = cross[np.arange(6)[None, :], perms].sum(axis=1) / (6 * (length - 1))
+    covs = shuffled_covariances(data, mixed, masks)
+    for s, pi in enumerate(perms):
+        for b, mask in enumerate(masks):
+            sur = Xs.copy()
+            sur[..., ~mask] = Xs[pi][..., ~mask]
+            pairs = np.concatenate([sur[:, :-1], sur[:, 1:]], axis=-1)
+            pairs -= pairs.mean(axis=1, keepdims=True)
+            expected = np.einsum("atp,atq->pq", pairs, pairs) / (6 * (length - 1))
+            np.testing.assert_allclose(covs[s, b], expected, atol=1e-12)
+
+
+def test_every_cut_test_is_an_intersection_union_test():
+    # p = max over bipartitions of the per-cut permutation p-values (Berger 1982); one cut whose
+    # parts are independent is enough to keep H0: here node 3 is independent of nodes 0-2.
+    ring = np.array([[0.5, 0.4, 0.0], [0.0, 0.5, 0.4], [0.4, 0.0, 0.5]])  # every cut crossed by an edge
+    coupled = phi.simulate_var1(ring, np.eye(3), 60, agents=8, seed=2)
+    lone = independent_ar1(np.random.default_rng(3), 8, 60, 1)
+    X = standardise_per_agent(np.concatenate([coupled, lone], axis=-1))
+    test = every_cut_test(X, 1, 99, np.random.default_rng(4))
+    for k in ("phi_wms", "phi_r"):
+        assert test.p_value[k] == test.per_cut[k].max()
+        assert test.p_value[k] > 0.05
+    assert phi.partitions.mask_to_mib(test.weakest["phi_r"]) in (((0, 1, 2), (3,)), ((3,), (0, 1, 2)))
+    # with the lone node left out, every cut of the coupled system is crossed by its coupling
+    assert every_cut_test(X[..., :3], 1, 99, np.random.default_rng(4)).p_value["phi_r"] <= 0.02
 
 
 def _rejections(systems, seed=0) -> tuple[int, list[float]]:
@@ -105,3 +121,19 @@ def test_full_calibration_table():
     for row in out["null_families"]:
         assert row["false_positive_rate"] <= 0.06, row
     assert abs(out["null_families"][0]["median_phi_r_bits"]) <= 0.02
+
+
+def test_a_course_shared_by_every_agent_is_not_integration():
+    # Units that share only a time-locked drive (the same signal in every agent, independent
+    # noise on top) have no coupling within agents: with the shared course removed (default)
+    # the reported Phi is ~0 and the test keeps H0; left in, it reads as integration.
+    rng = np.random.default_rng(21)
+    drive = independent_ar1(rng, 1, 50, 1, rho=0.9)[0]              # (T, 1), one course for all
+    X = 3.0 * drive[None] + independent_ar1(rng, 8, 50, 6)           # every unit follows it
+    removed = phi.estimate(X, bootstrap=1, surrogates=99, seed=1)
+    kept = phi.estimate(X, bootstrap=1, surrogates=99, seed=1, shared="keep")
+    assert abs(removed.headline()) < 0.1 and removed.p_value["phi_r"] > 0.05
+    assert kept.headline() > 0.2  # 0.41 here (0.38-0.83 over seeds 21-23)
+    assert "mean trajectory removed" in removed.method["covariance"]
+    with pytest.raises(ValueError, match="shared must be one of"):
+        phi.estimate(X, shared="subtract")

@@ -1,14 +1,17 @@
 """``python -m cognition.bench calibration``: how far the printed Phi statistics can be trusted.
 
 Measures, with ``cognition.phi.estimate`` at the package's settings (per-agent
-standardisation, bias correction, jackknife interval, trial-shuffling null):
+standardisation, bias correction, jackknife interval, the intersection-union
+trial-shuffling test of cognition.phi.cut_test):
 
-* false-positive rate at alpha of "Phi distinguishable from the null" on three families of
+* false-positive rate at alpha of "integrated" (p < alpha) on three families of
   systems with no integration across any bipartition: stationary independent AR(1) units;
   independent units with a shared start-up transient; and units of real runs of the loop
   with each module's units (and the workspace's) taken from a different agent, so that
   the modules are causally disconnected but keep their own dynamics;
 * the median and mean reported (bias-corrected) Phi on independent units;
+* power: the share of coupled systems called integrated, on the coupled VAR(1) at each
+  sample size and on the intact real runs the third family is made from;
 * coverage of the nominal CI of Phi_R on a coupled 8-node VAR(1) with exact Phi, against
   the exact Phi at the true MIB and at the bipartition the estimate states, at
   (agents, cycles) = (8, 50), (8, 200), (32, 50).
@@ -49,6 +52,7 @@ def _family_row(name: str, systems, args) -> dict:
     out = np.array([_test(X, args, args.seed + i) for i, X in enumerate(systems)])
     return {"family": name, "systems": len(out), "alpha": args.alpha,
             "false_positive_rate": float(np.mean(out[:, 0] < args.alpha)),
+            "rejection_rate": float(np.mean(out[:, 0] < args.alpha)),
             "median_phi_r_bits": float(np.median(out[:, 1])), "mean_phi_r_bits": float(np.mean(out[:, 1])),
             "seconds": time.perf_counter() - t0}
 
@@ -94,9 +98,12 @@ def disconnect_modules(units: np.ndarray, names: list[str], rng: np.random.Gener
     return out
 
 
-def _real_runs(args):
+def _loop_runs(args) -> list[tuple[np.ndarray, list[str]]]:
+    return [real_run_units(mode, seed) for mode in ("lite", "disabled") for seed in range(args.runs)]
+
+
+def _real_runs(args, runs):
     rng = np.random.default_rng(args.seed)
-    runs = [real_run_units(mode, seed) for mode in ("lite", "disabled") for seed in range(args.runs)]
     per_run = -(-args.systems // len(runs))
     for units, names in runs:
         for _ in range(per_run):
@@ -116,16 +123,17 @@ def coverage_rows(args) -> list[dict]:
         res = []
         for d in range(args.draws):
             X = phi.simulate_var1(A, noise, T, agents=agents, seed=args.seed * 100_000 + d)
-            r = phi.estimate(X, bootstrap=1)
+            r = phi.estimate(X, bootstrap=1, surrogates=args.surrogates, seed=d)
             lo, hi = r.ci["phi_r"]
             stated = exact.at(r.mib)
             res.append((lo <= truth <= hi, lo <= stated <= hi, hi - lo, r.headline(), r.mib == exact.result.mib,
-                        r.mib_stability))
+                        r.mib_stability, r.p_value["phi_r"] < args.alpha))
         a = np.array(res, dtype=float)
         rows.append({"agents": agents, "cycles": T, "draws": args.draws, "exact_phi_r_bits": truth,
                      "coverage_true_mib": float(a[:, 0].mean()), "coverage_stated_mib": float(a[:, 1].mean()),
                      "mean_width_bits": float(a[:, 2].mean()), "median_phi_r_bits": float(np.median(a[:, 3])),
                      "true_mib_found": float(a[:, 4].mean()), "mean_mib_stability": float(a[:, 5].mean()),
+                     "power": float(a[:, 6].mean()),
                      "seconds": time.perf_counter() - t0})
     return rows
 
@@ -137,15 +145,19 @@ def main(argv: list[str] | None = None) -> dict:
                     _family_row("independent, shared start-up transient (3 SD)", _synthetic(args, 3.0), args)]
         print(_family_line(families[0]), flush=True)
         print(_family_line(families[1]), flush=True)
-        families.append(_family_row("real runs, modules from different agents", _real_runs(args), args))
+        runs = _loop_runs(args)
+        families.append(_family_row("real runs, modules from different agents", _real_runs(args, runs), args))
         print(_family_line(families[2]), flush=True)
+        intact = _family_row("real runs, intact (power)", (units for units, _ in runs), args)
+        print(_family_line(intact).replace("false positives", "called integrated"), flush=True)
         coverage = coverage_rows(args)
     for row in coverage:
         print(f"coverage (agents {row['agents']}, cycles {row['cycles']}, {row['draws']} draws): "
               f"true MIB {row['coverage_true_mib']:.3f}, stated MIB {row['coverage_stated_mib']:.3f}, "
               f"width {row['mean_width_bits']:.3f} bits, median Phi_R {row['median_phi_r_bits']:.3f} "
-              f"(exact {row['exact_phi_r_bits']:.4f}), true MIB found {row['true_mib_found']:.2f}")
-    return {"settings": vars(args), "null_families": families, "coverage": coverage}
+              f"(exact {row['exact_phi_r_bits']:.4f}), true MIB found {row['true_mib_found']:.2f}, "
+              f"called integrated {row['power']:.3f}")
+    return {"settings": vars(args), "null_families": families, "intact_runs": intact, "coverage": coverage}
 
 
 def _family_line(row: dict) -> str:

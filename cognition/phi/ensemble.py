@@ -4,6 +4,17 @@ An ensemble X (agents, T, n) is treated as A independent replications of one sys
 (each agent its own architecture drawn from the seed), so the agent, not the sample, is
 the unit of replication:
 
+* **The shared time course removed** (``remove_shared``, the default): the across-agent
+  mean trajectory of every unit (standardised per agent) is subtracted at each step, so
+  what remains is each agent's own deviation and Phi measures coupling within agents
+  beyond the course all agents share (start-up transients, common drive). This is the
+  "noise correlation" of trial-based neuroscience, where the trial-averaged response is
+  removed first (Cohen & Kohn 2011, Nat. Neurosci. 14:811; Aertsen et al. 1989, J.
+  Neurophysiol. 61:900). On a stationary system with independent agents it leaves the
+  expected covariance a uniform (A - 1)/A multiple of itself, so Phi is unchanged; on
+  units that share only a time-locked course (modules taken from different agents) it
+  brings Phi from 0.23 to about 0 bits. The replicates of the jackknife recompute it
+  without the deleted agent.
 * **Per-agent standardisation.** Each agent's units are centred and scaled by that
   agent's own mean and standard deviation over time before lagged pairs are pooled.
   Offsets between agents then never enter the covariance, and every unit has variance
@@ -81,26 +92,49 @@ class AgentMoments:
         return 0.5 * (cov + np.swapaxes(cov, -1, -2))
 
 
+def remove_shared_course(X: np.ndarray) -> np.ndarray:
+    """(agents, T, n) -> each unit, standardised per agent, minus the across-agent mean of that at each step.
+
+    Standardising first keeps the result invariant to any per-agent offset and scale of a unit.
+    """
+    Z = standardise_per_agent(X)
+    return Z - Z.mean(axis=0, keepdims=True)
+
+
 @dataclasses.dataclass(frozen=True)
 class Ensemble:
     """Moments of the standardised ensemble and of its standardised halves.
 
     ``shrinkage`` (a fixed lambda in [0, 1]) is applied to every covariance it produces,
-    so replicates go through the same procedure as the data.
+    so replicates go through the same procedure as the data. ``raw`` keeps the data, so a
+    replicate without one agent repeats the whole procedure (:meth:`without`).
     """
 
     whole: AgentMoments
     halves: AgentMoments
     agents: int
+    raw: np.ndarray
+    lag: int
     shrinkage: float = 0.0
+    remove_shared: bool = True
 
     @classmethod
-    def of(cls, X: np.ndarray, lag: int, shrinkage: float = 0.0) -> "Ensemble":
+    def of(cls, X: np.ndarray, lag: int, shrinkage: float = 0.0, remove_shared: bool = True) -> "Ensemble":
         if X.shape[1] // 2 <= lag + 1:
             raise ValueError(f"X has T={X.shape[1]} time steps per agent; the half-series correction "
                              f"needs T >= {2 * (lag + 2)} at lag {lag}")
-        return cls(AgentMoments.of(standardise_per_agent(X), lag),
-                   AgentMoments.of(standardise_per_agent(split_halves(X)), lag), X.shape[0], shrinkage)
+        Y = remove_shared_course(X) if remove_shared else X
+        return cls(AgentMoments.of(standardise_per_agent(Y), lag),
+                   AgentMoments.of(standardise_per_agent(split_halves(Y)), lag), X.shape[0], X, lag,
+                   shrinkage, remove_shared)
+
+    def standardised(self) -> np.ndarray:
+        """The units as the estimate sees them: shared course removed (if asked), standardised per agent."""
+        return standardise_per_agent(remove_shared_course(self.raw) if self.remove_shared else self.raw)
+
+    def without(self, agent: int) -> "Ensemble":
+        """The same procedure on every agent but ``agent`` (a delete-one jackknife replicate)."""
+        return Ensemble.of(np.delete(self.raw, agent, axis=0), self.lag, self.shrinkage, self.remove_shared)
 
     def covariance(self, weights: np.ndarray | None = None) -> np.ndarray:
         """(R, 2n, 2n) pooled covariances of the whole series (one row of weights per replicate)."""
@@ -115,11 +149,6 @@ class Ensemble:
         return {k: 2.0 * whole[k] - halves[k] for k in CORRECTED}
 
 
-def leave_one_out(agents: int) -> np.ndarray:
-    """(A, A) weights: row k leaves agent k out."""
-    return np.ones((agents, agents)) - np.eye(agents)
-
-
 def jackknife(ens: Ensemble, mask: np.ndarray, confidence: float, replicate_masks: np.ndarray | None = None) -> dict:
     """Bias-corrected Phi_WMS / Phi_R at ``mask`` with jackknife standard errors and t intervals.
 
@@ -128,9 +157,10 @@ def jackknife(ens: Ensemble, mask: np.ndarray, confidence: float, replicate_mask
     "ci": {k: (lo, hi)}, "dof": A - 1}.
     """
     A = ens.agents
-    weights = np.vstack([np.ones((1, A)), leave_one_out(A)])
     reps = np.repeat(mask[None], A, axis=0) if replicate_masks is None else replicate_masks
-    g = ens.corrected_at(np.vstack([mask[None], reps]), weights)
+    parts = [ens.corrected_at(mask[None], np.ones((1, A)))]
+    parts += [ens.without(k).corrected_at(reps[k][None], np.ones((1, A - 1))) for k in range(A)]
+    g = {k: np.concatenate([p[k] for p in parts]) for k in CORRECTED}
     t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, A - 1))
     out = {"estimate": {}, "se": {}, "ci": {}, "dof": A - 1}
     for k, values in g.items():
@@ -144,5 +174,6 @@ def jackknife(ens: Ensemble, mask: np.ndarray, confidence: float, replicate_mask
 
 def mib_stability(ens: Ensemble, mask: np.ndarray, search: str, device=None) -> float:
     """Share of leave-one-agent-out replicates whose own MIB equals ``mask`` (as a bipartition)."""
-    masks = phi_at_mib(ens.covariance(leave_one_out(ens.agents)), search, device)["masks"]
+    covs = np.concatenate([ens.without(k).covariance() for k in range(ens.agents)])
+    masks = phi_at_mib(covs, search, device)["masks"]
     return float(np.mean(np.all(masks == mask[None], axis=1)))

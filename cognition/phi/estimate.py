@@ -13,15 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
-from cognition.phi.ensemble import MIN_JACKKNIFE_AGENTS, Ensemble, jackknife, mib_stability, standardise_per_agent
+from cognition.phi.cut_test import every_cut_test
+from cognition.phi.ensemble import MIN_JACKKNIFE_AGENTS, Ensemble, jackknife, mib_stability
 from cognition.phi.resampling import (
     basic_interval,
     bootstrap_weights,
     circular_shift_covariances,
     monte_carlo_p_value,
     resampling_units,
-    trial_shuffle_covariances,
 )
+from cognition.phi.partitions import mask_to_mib
 from cognition.phi.result import PhiResult, result_from_row
 from cognition.phi.search import phi_at_mib, resolve_search
 from cognition.phi.validation import check_options, check_series
@@ -30,6 +31,7 @@ REPORTED = ("phi_wms", "phi_r")
 
 
 CENTRES = ("auto", "agent", "pooled")
+SHARED = ("remove", "keep")
 
 
 def resolve_centre(centre: str, agents: int) -> str:
@@ -46,7 +48,7 @@ def resolve_centre(centre: str, agents: int) -> str:
 
 def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: int = 0, seed=None,
              search: str = "auto", confidence: float = 0.95, device=None, resample: str = "auto",
-             block_length: int | None = None, centre: str = "auto") -> PhiResult:
+             block_length: int | None = None, centre: str = "auto", shared: str = "remove") -> PhiResult:
     """TDMI, Phi_WMS, Phi_R and stochastic interaction (bits) at the MIB, estimated from data.
 
     X: (T, n) one series or (agents, T, n) an ensemble of independent agents; lagged pairs
@@ -54,10 +56,15 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     centre: 'agent' (default for >= 5 agents): each agent's units standardised by its own
     mean and sd, the MIB found with the normalised criterion, ``bias_corrected`` Phi with a
     delete-one-agent jackknife t interval (any ``bootstrap`` > 0 requests it; the replicates
-    are the A leave-one-agent-out estimates), ``mib_stability``, and a trial-shuffling null
-    across the MIB (``surrogates`` derangements of the agents). 'pooled' (default for one
+    are the A leave-one-agent-out estimates), ``mib_stability``, and the intersection-union
+    trial-shuffling test across every bipartition (``surrogates`` permutations of the agents;
+    p = max over bipartitions, ``weakest_cut`` the bipartition attaining it;
+    :mod:`cognition.phi.cut_test`). 'pooled' (default for one
     series or < 5 agents): pairs centred on the pooled mean (divided by N - 1), the basic
     bootstrap and the circular-shift null below. See :mod:`cognition.phi.ensemble`.
+    shared: with centre='agent', 'remove' (default) subtracts each unit's across-agent mean
+    trajectory first, so Phi measures coupling within agents beyond the course every agent
+    shares; 'keep' leaves it in (Phi then counts a time-locked transient as integration).
     shrinkage: None, 'ledoit-wolf' (intensity estimated, Ledoit & Wolf 2004) or a float
     lambda in [0, 1]: S -> (1 - lambda) S + lambda (tr S / 2n) I.
     bootstrap: number of bootstrap replicates for a basic interval at ``confidence``
@@ -76,7 +83,8 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     agents, T, n = X.shape
     rng = np.random.default_rng(seed)
     if resolve_centre(centre, agents) == "agent":
-        return _estimate_ensemble(X, lag, shrinkage, bootstrap > 0, surrogates, rng, search, confidence, device)
+        return _estimate_ensemble(X, lag, shrinkage, bootstrap > 0, surrogates, rng, search, confidence, device,
+                                  shared)
     z, _ = pooled_pairs(X, lag)
     unit, block = resampling_units(agents, T - lag, lag, resample, block_length) if bootstrap else (None, None)
     stats = unit_statistics(z, block)
@@ -113,19 +121,22 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
 
 
 def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, search, confidence,
-                       device) -> PhiResult:
+                       device, shared: str) -> PhiResult:
     """The per-agent path of :func:`estimate` (see its docstring and cognition.phi.ensemble)."""
+    if shared not in SHARED:
+        raise ValueError(f"shared must be one of {SHARED}, got {shared!r}")
     if shrinkage == "ledoit-wolf":
         raise ValueError("shrinkage='ledoit-wolf' goes with centre='pooled'; with per-agent centring "
                          "pass None or a fixed float in [0, 1]")
     agents, T, n = X.shape
-    ens = Ensemble.of(X, lag, float(shrinkage or 0.0))
+    ens = Ensemble.of(X, lag, float(shrinkage or 0.0), remove_shared=shared == "remove")
     cov = ens.covariance()
     _check_nonsingular(cov[0], n, shrinkage)
     row = phi_at_mib(cov, search, device)
     mask = np.asarray(row["masks"][0])
     method = {"search": resolve_search(search, n),
-              "covariance": ("lagged pairs standardised per agent (own mean and sd), pooled, one mean per "
+              "covariance": (("across-agent mean trajectory removed, " if ens.remove_shared else "")
+                             + "lagged pairs standardised per agent (own mean and sd), pooled, one mean per "
                              "agent" + ("" if not shrinkage else f", fixed shrinkage {float(shrinkage):.4g}")),
               "ci": "none", "null_model": "none", "bias_correction": "none"}
     extra = {}
@@ -138,13 +149,13 @@ def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, s
         method["bias_correction"] = ("Quenouille half-series correction for per-agent centring, then the "
                                      "delete-one-agent jackknife")
     if surrogates:
-        null_cov = shrink(trial_shuffle_covariances(standardise_per_agent(X), mask, surrogates, lag, rng),
-                          float(shrinkage or 0.0))
-        null = phi_at_mib(null_cov, search, device)
-        extra["p_value"] = {k: monte_carlo_p_value(float(row[k][0]), null[k]) for k in REPORTED}
-        method["null_model"] = (f"{surrogates} trial-shuffled surrogates across the MIB (each agent's "
-                                "other part taken from another agent, a random derangement); H0: no "
-                                "coupling across the MIB beyond what every agent shares")
+        test = every_cut_test(ens.standardised(), lag, surrogates, rng, float(shrinkage or 0.0))
+        extra["p_value"] = {k: test.p_value[k] for k in REPORTED}
+        extra["weakest_cut"] = {k: mask_to_mib(test.weakest[k]) for k in REPORTED}
+        method["null_model"] = (f"intersection-union trial-shuffling test over all {len(test.masks)} "
+                                f"bipartitions, {surrogates} permutations of the agents each; H0: some "
+                                "bipartition's parts are independent beyond what every agent shares; "
+                                "p = max over bipartitions")
     return result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)), method=method,
                            **extra)
 
