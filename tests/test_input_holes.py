@@ -11,7 +11,7 @@ from runtools import fast_args, run
 @pytest.mark.parametrize("flags, fragment", [
     (["--cycles", "1000000000"], "run.cycles = 1000000000 is not allowed: expected a value <= 999999999"),
     (["--cycles", "999999999"], "run.cycles = 999999999 is not allowed: expected a run whose final analysis "
-                                "(4 agents x 8 units x cycles) fits host memory"),
+                                "(4 agents x 7 units x cycles) fits host memory"),
     (["--agents", "1000000000000"], "run.agents = 1000000000000 is not allowed: expected a run whose state fits "
                                     "host memory"),
     (["--inject-fault", "oom@0"], "'oom@0': cycle 0 never runs: the first cycle is 1"),
