@@ -10,6 +10,7 @@ import pytest
 
 from cognition import phi
 from cognition.benchmarks.calibration import real_run_units
+from looptools import run_loop
 
 
 def _r2_each_from_others(units: np.ndarray) -> np.ndarray:
@@ -44,10 +45,20 @@ def test_a_setting_that_leaves_every_unit_unchanged_leaves_phi_unchanged():
         cfg = load_config(overrides={"run": {"cycles": 40}, "quantum": {"mode": "disabled"},
                                      "workspace": {"temperature": temperature}})
         loop = assemble(cfg).loop
-        state = loop.initial_state()
-        for _ in range(40):
-            state, _ = loop.advance(state)
-        results.append((state.units, phi.estimate(state.units, bootstrap=1)))
+        _, _, units = run_loop(loop, 40)
+        results.append((units, phi.estimate(units, bootstrap=1)))
     (u0, r0), (u1, r1) = results
     np.testing.assert_array_equal(u0, u1)
     assert r0.mib == r1.mib and r0.bias_corrected == r1.bias_corrected
+
+
+@pytest.mark.parametrize("mode", ["disabled", "lite"])
+def test_unit_count_from_the_config_matches_the_built_loop(mode):
+    # the runtime plans memory and disk from the config before building anything (cognition/session.py)
+    from cognition.assemble import assemble
+    from cognition.config import load_config
+    from cognition.loop import WORKSPACE_SIGNALS
+    from cognition.modules import unit_signal_count
+
+    cfg = load_config(overrides={"quantum": {"mode": mode}})
+    assert unit_signal_count(cfg) + len(WORKSPACE_SIGNALS) == assemble(cfg).loop.n_units == 7

@@ -95,10 +95,11 @@ def real_run_units(mode: str, seed: int, agents: int = 8, cycles: int = 50) -> t
     cfg = load_config(overrides={"run": {"agents": agents, "cycles": cycles, "seed": seed},
                                  "quantum": {"mode": mode}, "runtime": {"device": "cpu"}})
     loop = assemble(cfg).loop
-    state = loop.initial_state()
+    state, rows = loop.initial_state(), []
     for _ in range(cycles):
-        state, _ = loop.advance(state)
-    return state.units, loop.unit_names
+        state, _, signals = loop.advance(state)
+        rows.append(signals)
+    return np.stack(rows, axis=1), loop.unit_names
 
 
 def disconnect_modules(units: np.ndarray, names: list[str], rng: np.random.Generator) -> np.ndarray:

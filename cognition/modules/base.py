@@ -119,3 +119,14 @@ def cast_floats(tree, dtype):
     if isinstance(tree, dict):
         return {k: cast_floats(v, dtype) for k, v in tree.items()}
     raise TypeError(f"cannot cast {type(tree).__name__}")
+
+
+def rowwise_matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """x (agents, k) @ w (k, d) as one small product per agent (bmm over an expanded w).
+
+    A 2-D GEMM lets the BLAS block the agents' rows (register tiles of 4 rows, a GEMV for
+    one row), so a row's rounding depends on how many rows share the launch. bmm runs each
+    agent's (1, k) x (k, d) product on its own, so every agent's arithmetic is the same
+    whatever the batch (runtime.batch, an OOM fallback).
+    """
+    return torch.bmm(x.unsqueeze(1), w.expand(x.shape[0], *w.shape)).squeeze(1)

@@ -234,6 +234,9 @@ def _retry_blocks(report: dict, provenance: dict) -> list:
                              for r in report["retries"]]))
     else:
         blocks.append("No cycle was retried.")
+    recovery = report.get("recovery") or []
+    blocks.append([f"cycle {e['cycle']}: {e['detail']}" for e in recovery] if recovery else
+                  "Not resumed; no checkpoint was skipped or discarded; agents per launch never grew back.")
     dev = provenance["device"]
     items = [f"device fallback: {'yes' if dev.get('fell_back') else 'no'} ({device_text(dev)})",
              f"classical fallback of a quantum component: {'yes' if provenance.get('classical_fallback') else 'no'}",
