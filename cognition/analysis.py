@@ -76,6 +76,7 @@ def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
             "weakest_cut": None if weakest is None else [[unit_names[i] for i in part] for part in weakest],
             "headline_bits": r.headline(measure), "headline_ci_bits": list((r.ci or {}).get(measure, ())) or None,
             "headline_p_value": (r.p_value or {}).get(measure), "mib_stability": r.mib_stability,
+            "mib_candidates": r.mib_candidates,
             "calibration": (applicable_calibration(units.shape[0], units.shape[1])
                             if r.bias_corrected is not None else None),
             "headline_method": ("bias-corrected whole-run estimate, within agents (shared course removed)"

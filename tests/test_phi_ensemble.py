@@ -82,16 +82,21 @@ def test_circular_shift_null_fails_on_a_shared_transient():
     assert rejected >= 5  # measured 57 % of 30 (17 of 30) with this seed family
 
 
-def test_interval_covers_the_exact_phi_at_the_stated_bipartition():
+def test_interval_covers_the_exact_phi_at_the_true_mib():
+    # Reference: the exact Phi_R of the standardised VAR(1) at its MIB (analytical_var1).
     A, noise = calibration_var1()
     exact = ExactPhi(A, noise)
-    covered = 0
+    covered, found = 0, 0
     for d in range(30):
-        r = phi.estimate(phi.simulate_var1(A, noise, 200, agents=8, seed=d), bootstrap=1)
+        r = phi.estimate(phi.simulate_var1(A, noise, 200, agents=8, seed=5000 + d), bootstrap=1)
         lo, hi = r.ci["phi_r"]
-        covered += lo <= exact.at(r.mib) <= hi
+        covered += lo <= exact.result.phi_r <= hi
+        found += r.mib == exact.result.mib
         assert r.method["mib_criterion"].startswith("Phi_WMS / K") and r.k_norm > 0
-    assert covered >= 24  # nominal 95 %; measured 0.915 over 200 draws (bench calibration)
+        assert r.mib_candidates >= 1 and lo <= r.bias_corrected["phi_r"] <= hi
+    # nominal 95 %; bench calibration measures it over 200 draws. The stated-MIB interval alone
+    # covered 79 % here, as the search finds the true MIB in only ~80 % of draws.
+    assert covered >= 27, (covered, found)
 
 
 def test_standardisation_makes_phi_invariant_to_per_agent_offsets_and_scales():
@@ -112,28 +117,14 @@ def test_ensemble_path_refuses_ledoit_wolf_and_too_few_agents():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 14 targets not yet met: docs/calibration.md measured 7.0 % and "
-                   "11.0 % false positives; remove this marker when the table meets them")
 def test_full_calibration_table():
+    # The issue 14 targets, on fresh seeds (--seed 1; SELECT_ALPHA was chosen on seed-0 draws).
     from cognition.benchmarks.calibration import main
 
-    out = main(["--systems", "200", "--draws", "200"])
+    out = main(["--systems", "200", "--draws", "200", "--seed", "1"])
     for row in out["null_families"]:
         assert row["false_positive_rate"] <= 0.06, row
-    assert abs(out["null_families"][0]["median_phi_r_bits"]) <= 0.02
-
-
-def test_a_course_shared_by_every_agent_is_not_integration():
-    # Units that share only a time-locked drive (the same signal in every agent, independent
-    # noise on top) have no coupling within agents: with the shared course removed (default)
-    # the reported Phi is ~0 and the test keeps H0; left in, it reads as integration.
-    rng = np.random.default_rng(21)
-    drive = independent_ar1(rng, 1, 50, 1, rho=0.9)[0]              # (T, 1), one course for all
-    X = 3.0 * drive[None] + independent_ar1(rng, 8, 50, 6)           # every unit follows it
-    removed = phi.estimate(X, bootstrap=1, surrogates=99, seed=1)
-    kept = phi.estimate(X, bootstrap=1, surrogates=99, seed=1, shared="keep")
-    assert abs(removed.headline()) < 0.1 and removed.p_value["phi_r"] > 0.05
-    assert kept.headline() > 0.2  # 0.41 here (0.38-0.83 over seeds 21-23)
-    assert "mean trajectory removed" in removed.method["covariance"]
-    with pytest.raises(ValueError, match="shared must be one of"):
-        phi.estimate(X, shared="subtract")
+    for row in out["null_families"][:2]:
+        assert abs(row["median_phi_r_bits"]) <= 0.02, row
+    for row in out["coverage"]:
+        assert row["coverage_true_mib"] >= 0.92, row

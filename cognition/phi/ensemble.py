@@ -27,10 +27,9 @@ the unit of replication:
   halves have the same number of pooled samples, so only the O(1/T) term differs.
 * **Delete-one-agent jackknife** of g (Quenouille 1956, Biometrika 43:353; Efron & Tibshirani
   1993, ch. 11): bias-corrected estimate A g - (A - 1) mean_k g_(-k), standard error
-  sqrt((A - 1)/A sum_k (g_(-k) - mean)^2), and a t interval with A - 1 degrees of freedom.
-  Every replicate is evaluated at the stated bipartition (the MIB of all the data), so the
-  interval is for Phi across that bipartition; ``mib_stability`` says how often a
-  replicate's own MIB search agrees with it.
+  sqrt((A - 1)/A sum_k (g_(-k) - mean)^2), t intervals with A - 1 degrees of freedom,
+  joined over the bipartitions that could be the MIB (:mod:`cognition.phi.mib_interval`);
+  ``mib_stability`` says how often a replicate's own MIB search agrees with the stated one.
 
 Calibration of all of this (false-positive rates, coverage, bias) is measured by
 ``python -m cognition.bench calibration`` (docs/phi.md, "Calibration").
@@ -142,38 +141,36 @@ class Ensemble:
         return shrink(self.whole.covariance(w), self.shrinkage)
 
     def corrected_at(self, masks: np.ndarray, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """g = 2 theta(whole) - theta(halves) at masks (R, n), for each weight row (R, A)."""
+        """g = 2 theta(whole) - theta(halves) at masks (R, n), for each weight row (R, A); and K(B) of the whole."""
         whole = measures_at(self.covariance(weights), masks)
         both = np.concatenate([weights, weights], axis=1)
         halves = measures_at(shrink(self.halves.covariance(both), self.shrinkage), masks)
-        return {k: 2.0 * whole[k] - halves[k] for k in CORRECTED}
+        return {**{k: 2.0 * whole[k] - halves[k] for k in CORRECTED}, "k_norm": whole["k_norm"]}
 
 
-def jackknife(ens: Ensemble, mask: np.ndarray, confidence: float, replicate_masks: np.ndarray | None = None) -> dict:
-    """Bias-corrected Phi_WMS / Phi_R at ``mask`` with jackknife standard errors and t intervals.
-
-    replicate_masks (A, n): the bipartition each leave-one-out replicate is evaluated at
-    (None: ``mask`` for all). Returns {"estimate": {k: value}, "se": {k: se},
-    "ci": {k: (lo, hi)}, "dof": A - 1}.
-    """
-    A = ens.agents
-    reps = np.repeat(mask[None], A, axis=0) if replicate_masks is None else replicate_masks
-    parts = [ens.corrected_at(mask[None], np.ones((1, A)))]
-    parts += [ens.without(k).corrected_at(reps[k][None], np.ones((1, A - 1))) for k in range(A)]
-    g = {k: np.concatenate([p[k] for p in parts]) for k in CORRECTED}
-    t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, A - 1))
-    out = {"estimate": {}, "se": {}, "ci": {}, "dof": A - 1}
-    for k, values in g.items():
-        full, reps = float(values[0]), values[1:]
-        corrected = A * full - (A - 1) * float(reps.mean())
-        se = float(np.sqrt((A - 1) / A * np.sum((reps - reps.mean()) ** 2)))
-        out["estimate"][k], out["se"][k] = corrected, se
-        out["ci"][k] = (corrected - t * se, corrected + t * se)
-    return out
+def replicate_values(ens: Ensemble, masks: np.ndarray) -> dict[str, np.ndarray]:
+    """(A + 1, P) values at each of the bipartitions ``masks`` (P, n): row 0 from all agents,
+    row k + 1 without agent k. g = 2 theta(whole) - theta(halves) for Phi_WMS and Phi_R, and
+    the whole series' K(B) (``k_norm``)."""
+    rows = [ens] + [ens.without(k) for k in range(ens.agents)]
+    parts = [e.corrected_at(masks, np.ones((len(masks), e.agents))) for e in rows]
+    return {k: np.stack([p[k] for p in parts]) for k in parts[0]}
 
 
-def mib_stability(ens: Ensemble, mask: np.ndarray, search: str, device=None) -> float:
-    """Share of leave-one-agent-out replicates whose own MIB equals ``mask`` (as a bipartition)."""
+def jackknife_estimate(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bias-corrected estimate A g - (A - 1) mean_k g_(-k) and the jackknife standard error, per column."""
+    A = values.shape[0] - 1
+    full, reps = values[0], values[1:]
+    centred = reps - reps.mean(axis=0)
+    return A * full - (A - 1) * reps.mean(axis=0), np.sqrt((A - 1) / A * np.sum(centred**2, axis=0))
+
+
+def replicate_mibs(ens: Ensemble, search: str, device=None) -> np.ndarray:
+    """(A, n) the MIB each leave-one-agent-out replicate finds with its own search."""
     covs = np.concatenate([ens.without(k).covariance() for k in range(ens.agents)])
-    masks = phi_at_mib(covs, search, device)["masks"]
-    return float(np.mean(np.all(masks == mask[None], axis=1)))
+    return phi_at_mib(covs, search, device)["masks"]
+
+
+def mib_stability(replicates: np.ndarray, mask: np.ndarray) -> float:
+    """Share of the leave-one-agent-out MIBs ``replicates`` (A, n) equal to ``mask`` (as a bipartition)."""
+    return float(np.mean(np.all(replicates == mask[None], axis=1)))

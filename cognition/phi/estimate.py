@@ -14,7 +14,8 @@ import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
 from cognition.phi.cut_test import every_cut_test
-from cognition.phi.ensemble import MIN_JACKKNIFE_AGENTS, Ensemble, jackknife, mib_stability
+from cognition.phi.ensemble import MIN_JACKKNIFE_AGENTS, Ensemble, mib_stability, replicate_mibs
+from cognition.phi.mib_interval import selection_aware_interval
 from cognition.phi.resampling import (
     basic_interval,
     bootstrap_weights,
@@ -141,11 +142,12 @@ def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, s
               "ci": "none", "null_model": "none", "bias_correction": "none"}
     extra = {}
     if want_ci:
-        jk = jackknife(ens, mask, confidence)
+        reps = replicate_mibs(ens, search, device)
+        jk = selection_aware_interval(ens, mask, confidence, reps)
         extra.update(ci=jk["ci"], bias_corrected=jk["estimate"], se=jk["se"], confidence=confidence,
-                     mib_stability=mib_stability(ens, mask, search, device))
-        method["ci"] = (f"delete-one-agent jackknife t interval ({agents - 1} df) at the stated MIB, "
-                        "around the bias-corrected value")
+                     mib_stability=mib_stability(reps, mask), mib_candidates=jk["candidates"])
+        method["ci"] = (f"union of delete-one-agent jackknife t intervals ({agents - 1} df) over the "
+                        f"{jk['candidates']} bipartition(s) that could be the MIB (selection-aware)")
         method["bias_correction"] = ("Quenouille half-series correction for per-agent centring, then the "
                                      "delete-one-agent jackknife")
     if surrogates:

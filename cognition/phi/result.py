@@ -17,7 +17,8 @@ class PhiResult:
     part)). ``ci`` maps "phi_wms"/"phi_r" to (low, high) at ``confidence`` when a
     bootstrap was run, else None; ``p_value`` maps them to the surrogate p-value when a
     null model was run, else None; ``weakest_cut`` (ensembles) maps them to the bipartition
-    whose parts are least dependent, the one that sets the p-value. ``method`` names the search, covariance estimator,
+    whose parts are least dependent, the one that sets the p-value; ``mib_candidates``
+    (ensembles) counts the bipartitions the interval is joined over. ``method`` names the search, covariance estimator,
     CI method, null model and the MIB criterion (normalised by K or not).
     """
 
@@ -38,6 +39,7 @@ class PhiResult:
     bias_corrected: dict[str, float] | None = None
     se: dict[str, float] | None = None
     mib_stability: float | None = None
+    mib_candidates: int | None = None
     weakest_cut: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] | None = None
 
     def headline(self, measure: str = "phi_r") -> float:

@@ -142,7 +142,8 @@ def _whole_run_items(phi: dict, whole: dict) -> list[str]:
         a, b = phi["weakest_cut"]
         items.append(f"weakest cut (sets the p-value): {{{', '.join(a)}}} | {{{', '.join(b)}}}")
     if phi.get("mib_stability") is not None:
-        items.append(f"MIB stability: {phi['mib_stability']:.0%} of leave-one-agent-out replicates find the same MIB")
+        items.append(f"MIB stability: {phi['mib_stability']:.0%} of leave-one-agent-out replicates find the same MIB; "
+                     f"the interval is joined over {phi.get('mib_candidates')} bipartition(s) that could be the MIB")
     calib = phi.get("calibration")
     if calib:
         items.append(calibration_text(calib))
