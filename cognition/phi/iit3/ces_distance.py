@@ -26,12 +26,15 @@ from .repertoires import Repertoires, bits_of, pyphi_sum, subindex
 
 @dataclass(frozen=True)
 class ConceptPoint:
-    """A concept (phi > 0) of a possibly cut system, local bitmasks."""
+    """A concept (phi > 0) of a possibly cut system, local bitmasks; `inputs` are that
+    system's (cut) node inputs, which its unconstrained effect repertoire comes from
+    (PyPhi expands a concept with its own subsystem's repertoires)."""
 
     mechanism: int
     phi: float
     cause: Mice
     effect: Mice
+    inputs: tuple[int, ...]
 
     def emd_eq(self, other: ConceptPoint) -> bool:
         """PyPhi's `Concept.emd_eq`: same phi, mechanism and repertoires."""
@@ -74,22 +77,26 @@ class ConceptSpace:
         probs = probs[subindex(union, mice.purview)] * (1.0 / (1 << bin(extra).count("1")))
         return probs / pyphi_sum(probs, n_union), blocks + singles
 
-    def _expanded_effect(self, mice: Mice, union: int) -> np.ndarray:
+    def _unconstrained(self, p: int, inputs) -> tuple[float, float]:
+        """Node p's unconstrained effect marginal in the system with these (cut) inputs."""
+        return self.reps.effect_off_on(p, inputs[p], 0)
+
+    def _expanded_effect(self, mice: Mice, union: int, inputs) -> np.ndarray:
         """(P(OFF), P(ON)) per union node, unconstrained where the concept says nothing."""
         own = dict(zip(bits_of(mice.purview), mice.repertoire, strict=True)) if mice.repertoire is not None else {}
-        return np.array([own[p] if p in own else self.reps.effect_off_on(p, 0) for p in bits_of(union)])
+        return np.array([own[p] if p in own else self._unconstrained(p, inputs) for p in bits_of(union)])
 
-    def _effect_distance(self, e1: Mice, e2: Mice) -> float:
-        union = e1.purview | e2.purview
+    def _effect_distance(self, a: ConceptPoint, b: ConceptPoint) -> float:
+        union = a.effect.purview | b.effect.purview
         if self.engine.name == "exact":
-            a, b = self._expanded_effect(e1, union), self._expanded_effect(e2, union)
-            return bernoulli_product_emd(a[:, 1], b[:, 1])
+            x, y = self._expanded_effect(a.effect, union, a.inputs), self._expanded_effect(b.effect, union, b.inputs)
+            return bernoulli_product_emd(x[:, 1], y[:, 1])
         # PyPhi: (own repertoire) * (unconstrained repertoire of the rest), normalised.
         arrays = []
-        for mice in (e1, e2):
+        for mice, inputs in ((a.effect, a.inputs), (b.effect, b.inputs)):
             own = _product(mice.repertoire) if mice.repertoire is not None else np.ones(1)
             rest = union & ~mice.purview
-            uc = _product([self.reps.effect_off_on(p, 0) for p in bits_of(rest)])
+            uc = _product([self._unconstrained(p, inputs) for p in bits_of(rest)])
             own_idx = subindex(union, mice.purview)
             rest_idx = subindex(union, rest)
             joint = own[own_idx] * uc[rest_idx]
@@ -104,19 +111,22 @@ class ConceptSpace:
         q, qb = self._expanded_cause(c2, union)
         return self.engine.hamming(p, pb, q, qb, union)
 
-    def distance(self, c1: Mice, e1: Mice, c2: Mice, e2: Mice) -> float:
+    def distance(self, a: ConceptPoint, b: ConceptPoint) -> float:
         """Concept distance (PyPhi `concept_distance`): cause EMD + effect EMD."""
-        key = (id(c1), id(e1), id(c2), id(e2))
+        union = a.effect.purview | b.effect.purview
+        key = (id(a.cause), id(a.effect), tuple(a.inputs[p] for p in bits_of(union & ~a.effect.purview)),
+               id(b.cause), id(b.effect), tuple(b.inputs[p] for p in bits_of(union & ~b.effect.purview)))
         hit = self._cache.get(key)
         if hit is None:
             # The Mice objects stay alive in the analyzer's cache, so their ids are stable.
-            hit = self._cause_distance(c1, c2) + self._effect_distance(e1, e2)
+            hit = self._cause_distance(a.cause, b.cause) + self._effect_distance(a, b)
             self._cache[key] = hit
         return hit
 
     def to_null(self, c: ConceptPoint) -> float:
-        """Distance from a concept to the null concept (unconstrained repertoires)."""
-        return self.distance(c.cause, c.effect, _NULL, _NULL)
+        """Distance from a concept to its system's null concept (PyPhi's `null_concept`
+        of the concept's own, possibly cut, subsystem: unconstrained repertoires)."""
+        return self.distance(c, ConceptPoint(0, 0.0, _NULL, _NULL, c.inputs))
 
     def ces_distance(self, c1: list[ConceptPoint], c2: list[ConceptPoint]) -> float:
         """PyPhi's `ces_distance` between two cause-effect structures, rounded."""
@@ -144,7 +154,7 @@ class ConceptSpace:
         second[-1] = sum(first) - sum(second)
         first, second = np.array(first), np.array(second)
         if self.engine.name == "exact":
-            between = np.array([[self.distance(a.cause, a.effect, b.cause, b.effect) for b in only_2] for a in only_1])
+            between = np.array([[self.distance(a, b) for b in only_2] for a in only_1])
             return self.engine.transport(first, second, _ces_cost(between, to_null))
         return self._lazy_pyemd(only_1, only_2, to_null, first, second)
 
@@ -162,8 +172,7 @@ class ConceptSpace:
         known = np.full(lo.shape, np.nan)
 
         def compute(i: int, j: int) -> None:
-            a, b = only_1[i], only_2[j]
-            known[i, j] = self.distance(a.cause, a.effect, b.cause, b.effect)
+            known[i, j] = self.distance(only_1[i], only_2[j])
 
         for flat in np.argsort(-hi, axis=None, kind="stable"):
             i, j = divmod(int(flat), hi.shape[1])
@@ -225,10 +234,10 @@ class ConceptSpace:
     def _profiles(self, concepts):
         """Per concept: cause P(ON) per node (0.5 off-purview), effect P(ON) per node."""
         k = self.reps.k
-        uc = np.array([self.reps.effect_off_on(p, 0)[1] for p in range(k)])
         cause = np.full((len(concepts), k), 0.5)
-        effect = np.tile(uc, (len(concepts), 1))
+        effect = np.zeros((len(concepts), k))
         for r, c in enumerate(concepts):
+            effect[r] = [self._unconstrained(p, c.inputs)[1] for p in range(k)]
             nodes = bits_of(c.cause.purview)
             states = np.arange(len(c.cause.repertoire))
             for j, p in enumerate(nodes):

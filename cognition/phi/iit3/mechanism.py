@@ -53,6 +53,15 @@ def _potential_purviews(direction: str, mechanism: int, inputs: tuple[int, ...])
     return tuple(out)
 
 
+def damaged_by_cut(direction: str, mechanism: int, purview: int, cut: tuple[int, int]) -> bool:
+    """PyPhi's `damaged_by_cut`: does the cut A -/-> B split the mechanism, or sever a
+    connection from the purview to the mechanism (cause) or from the mechanism to the
+    purview (effect)? Edges count whether or not the cm has them (PyPhi's `cut_matrix`)."""
+    source, target = cut
+    src, dst = (purview, mechanism) if direction == CAUSE else (mechanism, purview)
+    return bool((mechanism & source and mechanism & target) or (src & source and dst & target))
+
+
 @cache
 def _single_node_cuts(mechanism: int, purview: int) -> tuple[tuple[int, int, int, int], ...]:
     """The partitions that cut a single purview node, or a single mechanism node, off."""
@@ -137,14 +146,14 @@ class MechanismAnalyzer:
         nodes = bits_of(purview)
         subsets, table = _effect_table(mechanism, purview, partitions)
         off = self.reps.effect_off_on
-        offs = np.array([[off(p, sub & inputs[p])[0] for p in nodes] for sub in subsets])
+        offs = np.array([[off(p, inputs[p], sub & inputs[p])[0] for p in nodes] for sub in subsets])
         whole = offs[-1]  # the last subset is the whole mechanism
         return np.abs(whole[None, :] - offs[table, np.arange(len(nodes))[None, :]]).sum(axis=1)
 
     def effect_phi(self, mechanism: int, purview: int, inputs) -> tuple[float, np.ndarray, tuple]:
         partitions = mechanism_partitions(mechanism, purview)
         dists = self._effect_distances(mechanism, purview, inputs, partitions)
-        whole = [self.reps.effect_off_on(p, mechanism & inputs[p]) for p in bits_of(purview)]
+        whole = [self.reps.effect_off_on(p, inputs[p], mechanism & inputs[p]) for p in bits_of(purview)]
         low = float(dists.min())
         if abs((low * 1e6) % 1.0 - 0.5) > 1e-6:  # not at a rounding tie: the last bit is moot
             return float(round(np.float64(low), PRECISION)), np.array(whole), ()
@@ -185,10 +194,12 @@ class MechanismAnalyzer:
         return bound
 
     def phi_key(self, direction: str, mechanism: int, purview: int, inputs) -> tuple:
-        """Everything the small phi of (mechanism, purview) depends on under a cut."""
+        """Everything the small phi of (mechanism, purview) depends on under a cut, to
+        the last bit: the (cut) inputs of the nodes whose TPMs it reads (PyPhi builds
+        each node's TPM from its cut inputs, see `Repertoires.node_tpm`)."""
         if direction == CAUSE:
-            return (CAUSE, mechanism, purview, tuple(inputs[m] & purview for m in bits_of(mechanism)))
-        return (EFFECT, mechanism, purview, tuple(inputs[p] & mechanism for p in bits_of(purview)))
+            return (CAUSE, mechanism, purview, tuple(inputs[m] for m in bits_of(mechanism)))
+        return (EFFECT, mechanism, purview, tuple(inputs[p] for p in bits_of(purview)))
 
     def small_phi(self, direction: str, mechanism: int, purview: int, inputs):
         key = self.phi_key(direction, mechanism, purview, inputs)
@@ -199,11 +210,24 @@ class MechanismAnalyzer:
             self._phi[key] = hit
         return hit
 
-    def mice(self, direction: str, mechanism: int, inputs) -> Mice:
+    def mice(self, direction: str, mechanism: int, inputs, cut: tuple[int, int] | None = None) -> Mice:
+        """The MIC / MIE of `mechanism` in the system with (cut) `inputs`.
+
+        In a system cut A -/-> B (`cut` = (A, B) bitmasks), PyPhi 1.2 first looks in the
+        uncut system's MICE cache (`cache.DictMICECache`, filled with the MICE of phi > 0):
+        a MICE that the cut does not damage (`MaximallyIrreducibleCauseOrEffect.
+        damaged_by_cut`: the cut neither splits the mechanism nor runs from a purview node
+        to a mechanism node, for a cause, or the other way, for an effect) is reused as it
+        is, arrays included, without looking at other purviews. This is reproduced.
+        """
+        if cut is not None:
+            uncut = self.mice(direction, mechanism, self.reps.inputs)
+            if uncut.phi > 0 and not damaged_by_cut(direction, mechanism, uncut.purview, cut):
+                return uncut
         if direction == CAUSE:
             mkey = (CAUSE, mechanism, tuple(inputs[m] for m in bits_of(mechanism)))
         else:
-            mkey = (EFFECT, mechanism, tuple(inputs[p] & mechanism for p in range(self.k)))
+            mkey = (EFFECT, mechanism, inputs)
         hit = self._mice.get(mkey)
         if hit is not None:
             return hit

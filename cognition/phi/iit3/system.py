@@ -52,13 +52,13 @@ class SystemAnalysis:
         source, target = cut
         return tuple(m & ~source if target >> j & 1 else m for j, m in enumerate(self.system.inputs))
 
-    def concept(self, mechanism: int, inputs) -> ConceptPoint:
-        cause = self.mechanisms.mice(CAUSE, mechanism, inputs)
-        effect = self.mechanisms.mice(EFFECT, mechanism, inputs)
-        return ConceptPoint(mechanism, min(cause.phi, effect.phi), cause, effect)
+    def concept(self, mechanism: int, inputs, cut: tuple[int, int] | None = None) -> ConceptPoint:
+        cause = self.mechanisms.mice(CAUSE, mechanism, inputs, cut)
+        effect = self.mechanisms.mice(EFFECT, mechanism, inputs, cut)
+        return ConceptPoint(mechanism, min(cause.phi, effect.phi), cause, effect, inputs)
 
-    def ces(self, mechanisms, inputs) -> list[ConceptPoint]:
-        concepts = (self.concept(m, inputs) for m in sorted(mechanisms, key=_sort_key))
+    def ces(self, mechanisms, inputs, cut: tuple[int, int] | None = None) -> list[ConceptPoint]:
+        concepts = (self.concept(m, inputs, cut) for m in sorted(mechanisms, key=_sort_key))
         return [c for c in concepts if c.phi > 0]
 
     def evaluate_cut(self, cut: tuple[int, int], unpartitioned: list[ConceptPoint]):
@@ -66,7 +66,7 @@ class SystemAnalysis:
         source, target = cut
         split = {m for m in powerset_masks((1 << self.k) - 1, True) if m & source and m & target}
         mechanisms = {c.mechanism for c in unpartitioned} | split
-        partitioned = self.ces(mechanisms, self.cut_inputs(cut))
+        partitioned = self.ces(mechanisms, self.cut_inputs(cut), cut)
         return self.space.ces_distance(unpartitioned, partitioned), partitioned
 
     def to_concept(self, c: ConceptPoint) -> Concept:
