@@ -103,9 +103,10 @@ def _pyphi_effect_emd(d1: np.ndarray, d2: np.ndarray) -> np.float64:
 class MechanismAnalyzer:
     """Small phi and MICE of a system under any cut, with caches shared across cuts."""
 
-    def __init__(self, reps: Repertoires, engine):
+    def __init__(self, reps: Repertoires, engine, reuse_uncut: bool = True):
         self.reps = reps
         self.engine = engine
+        self.reuse_uncut = reuse_uncut
         self.k = reps.k
         self._phi: dict[tuple, tuple[float, np.ndarray | None]] = {}
         self._mice: dict[tuple, Mice] = {}
@@ -218,9 +219,12 @@ class MechanismAnalyzer:
         a MICE that the cut does not damage (`MaximallyIrreducibleCauseOrEffect.
         damaged_by_cut`: the cut neither splits the mechanism nor runs from a purview node
         to a mechanism node, for a cause, or the other way, for an effect) is reused as it
-        is, arrays included, without looking at other purviews. This is reproduced.
+        is, arrays included, without looking at other purviews. This is reproduced when
+        `reuse_uncut` (PyPhi's sequential cut evaluation). PyPhi's parallel mode computes
+        the uncut concepts in worker processes, so its cache stays empty and every MICE
+        of a cut system is recomputed (`reuse_uncut=False`).
         """
-        if cut is not None:
+        if cut is not None and self.reuse_uncut:
             uncut = self.mice(direction, mechanism, self.reps.inputs)
             if uncut.phi > 0 and not damaged_by_cut(direction, mechanism, uncut.purview, cut):
                 return uncut
