@@ -28,10 +28,11 @@ from cognition.benchmarks.iit3 import cases, node_count, time_case  # noqa: E402
 WORKER = Path(__file__).with_name("pyphi_worker.py")
 
 
-def run_pyphi(python: Path, name: str, case: dict, modes: list[str], repeats: int) -> dict:
+def run_pyphi(python: Path, name: str, case: dict, modes: list[str], repeats: int, cores: int | None = None) -> dict:
     request = {
         "repeats": repeats,
         "modes": modes,
+        "cores": cores,
         "cases": [{
             "name": name,
             "tpm": case["tpm"].tolist(),
