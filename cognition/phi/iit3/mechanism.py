@@ -196,11 +196,19 @@ class MechanismAnalyzer:
 
     def phi_key(self, direction: str, mechanism: int, purview: int, inputs) -> tuple:
         """Everything the small phi of (mechanism, purview) depends on under a cut, to
-        the last bit: the (cut) inputs of the nodes whose TPMs it reads (PyPhi builds
-        each node's TPM from its cut inputs, see `Repertoires.node_tpm`)."""
+        the last bit. A cause reads each mechanism node's factors over subsets of its
+        inputs in the purview; an effect reads each purview node's marginals given
+        subsets of its inputs in the mechanism. PyPhi builds a node's TPM from its cut
+        inputs (`Repertoires.node_tpm`), so the values can differ from the uncut ones in
+        the last bits: the key names the cut inputs unless they give the same bits."""
+        reps, uncut = self.reps, self.reps.inputs
         if direction == CAUSE:
-            return (CAUSE, mechanism, purview, tuple(inputs[m] for m in bits_of(mechanism)))
-        return (EFFECT, mechanism, purview, tuple(inputs[p] for p in bits_of(purview)))
+            nodes, cause, other = bits_of(mechanism), True, purview
+        else:
+            nodes, cause, other = bits_of(purview), False, mechanism
+        return (direction, mechanism, purview, tuple(
+            (inputs[j] & other, uncut[j] if reps.same_as_uncut(cause, j, inputs[j], inputs[j] & other) else inputs[j])
+            for j in nodes))
 
     def small_phi(self, direction: str, mechanism: int, purview: int, inputs):
         key = self.phi_key(direction, mechanism, purview, inputs)

@@ -152,6 +152,7 @@ class Repertoires:
         self._node_tpm: dict[tuple[int, int], tuple[np.ndarray, frozenset]] = {}
         self._factor: dict[tuple[int, int, int], tuple[int, np.ndarray]] = {}
         self._effect: dict[tuple[int, int, int], tuple[float, float]] = {}
+        self._same: dict[tuple, bool] = {}
         self._cause_cache: dict[tuple, CauseRepertoire] = {}
         self._cause_front: dict[tuple, dict] = {}
 
@@ -181,7 +182,8 @@ class Repertoires:
     def cause_factor(self, m: int, inputs_m: int, scope: int) -> tuple[int, np.ndarray]:
         """(reduced scope, q_m over it): P(m = its state | x_scope), others averaged
         (PyPhi's `_single_node_cause_repertoire`, same numpy operations), for node m
-        with (cut) inputs `inputs_m`."""
+        with (cut) inputs `inputs_m`. Bitwise equal to the uncut factor, it is that
+        very object (so caches keyed on it are shared)."""
         key = (m, inputs_m, scope)
         hit = self._factor.get(key)
         if hit is None:
@@ -189,7 +191,33 @@ class Repertoires:
             tpm = node_tpm[..., self.state[m]]
             rest = node_inputs - set(self._net(scope))
             hit = _shrink(_flat(_marginalize_out(tpm, rest)), scope & inputs_m)
+            if inputs_m != self.inputs[m]:
+                uncut = self.cause_factor(m, self.inputs[m], scope)
+                if uncut[0] == hit[0] and np.array_equal(uncut[1], hit[1]):
+                    hit = uncut
             self._factor[key] = hit
+        return hit
+
+    def same_as_uncut(self, cause: bool, j: int, inputs_j: int, scope: int) -> bool:
+        """Does node j with (cut) inputs `inputs_j` give, bit for bit, the uncut system's
+        cause factors (cause=True) or effect marginals over every subset of `scope`?
+        Then whatever is computed from them is the uncut system's too. (Always so for
+        TPMs whose averages are exact in binary, e.g. deterministic ones.)"""
+        if inputs_j == self.inputs[j]:
+            return True
+        key = (cause, j, inputs_j, scope)
+        hit = self._same.get(key)
+        if hit is None:
+            hit, sub = True, scope
+            while hit:
+                if cause:
+                    hit = self.cause_factor(j, inputs_j, sub) is self.cause_factor(j, self.inputs[j], sub)
+                else:
+                    hit = self.effect_off_on(j, inputs_j, sub) == self.effect_off_on(j, self.inputs[j], sub)
+                if sub == 0:
+                    break
+                sub = (sub - 1) & scope  # every subset of scope, down to the empty one
+            self._same[key] = hit
         return hit
 
     def effect_off_on(self, p: int, inputs_p: int, scope: int) -> tuple[float, float]:
@@ -226,7 +254,8 @@ class Repertoires:
 
     def _build_cause(self, mechanism: int, purview: int, inputs) -> CauseRepertoire:
         factors = tuple(self.cause_factor(m, inputs[m], purview & inputs[m]) for m in bits_of(mechanism))
-        key = (purview, tuple((m, inputs[m], s) for m, (s, _) in zip(bits_of(mechanism), factors, strict=True)))
+        # The factor objects live in self._factor, so their ids identify their values.
+        key = (purview, tuple((m, id(f)) for m, f in zip(bits_of(mechanism), factors, strict=True)))
         hit = self._cause_cache.get(key)
         if hit is not None:
             return hit
