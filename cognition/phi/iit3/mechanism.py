@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 
 import numpy as np
 
+from .effect import EffectTables, at_rounding_tie
 from .partitions import block_reducible, mechanism_partitions, powerset_masks
 from .repertoires import Repertoires, bits_of, subindex
 
@@ -107,6 +108,7 @@ class MechanismAnalyzer:
         self.reps = reps
         self.engine = engine
         self.reuse_uncut = reuse_uncut
+        self.effects = EffectTables(reps)
         self.k = reps.k
         self._phi: dict[tuple, tuple[float, np.ndarray | None]] = {}
         self._mice: dict[tuple, Mice] = {}
@@ -151,72 +153,71 @@ class MechanismAnalyzer:
         whole = offs[-1]  # the last subset is the whole mechanism
         return np.abs(whole[None, :] - offs[table, np.arange(len(nodes))[None, :]]).sum(axis=1)
 
-    def effect_phi(self, mechanism: int, purview: int, inputs) -> tuple[float, np.ndarray, tuple]:
+    def effect_phi(self, mechanism: int, purview: int, inputs) -> float:
+        """The effect small phi of one purview, every partition enumerated; at a
+        6th-decimal rounding tie the closest partitions are re-evaluated with PyPhi's
+        own arithmetic (it sums marginals of the joint arrays), whose last bit decides."""
         partitions = mechanism_partitions(mechanism, purview)
         dists = self._effect_distances(mechanism, purview, inputs, partitions)
-        whole = [self.reps.effect_off_on(p, inputs[p], mechanism & inputs[p]) for p in bits_of(purview)]
         low = float(dists.min())
-        if abs((low * 1e6) % 1.0 - 0.5) > 1e-6:  # not at a rounding tie: the last bit is moot
-            return float(round(np.float64(low), PRECISION)), np.array(whole), ()
-        # At a tie on the 6th decimal PyPhi's last bit decides: PyPhi sums marginals of
-        # the joint arrays, so the closest partitions are re-evaluated its way.
+        if not at_rounding_tie(low):  # the last bit is moot
+            return float(round(np.float64(low), PRECISION))
         near = np.flatnonzero(dists <= low + 1e-9)
         whole_joint = self.reps.effect_joint(mechanism, purview, inputs)
         best = min(
             round(_pyphi_effect_emd(whole_joint, self._effect_partitioned(partitions[j], inputs)), PRECISION)
             for j in near
         )
-        return float(best), np.array(whole), ()
+        return float(best)
+
+    def effect_phis(self, mechanism: int, purviews: tuple[int, ...], inputs) -> list[float]:
+        """Effect small phi of every purview at once (`effect.EffectTables`), rounded as
+        PyPhi rounds; purviews at a rounding tie go through `effect_phi`."""
+        lows = self.effects.min_distances(mechanism, purviews, inputs) if purviews else ()
+        return [self.effect_phi(mechanism, p, inputs) if at_rounding_tie(float(low))
+                else float(round(np.float64(low), PRECISION)) for p, low in zip(purviews, lows, strict=True)]
 
     def _effect_partitioned(self, partition, inputs) -> np.ndarray:
         m1, p1, m2, p2 = partition
         return self.reps.effect_joint(m1, p1, inputs) * self.reps.effect_joint(m2, p2, inputs)
 
-    def phi_upper_bound(self, direction: str, mechanism: int, purview: int, inputs) -> float:
-        """Upper bound of the small phi from the partitions that cut off a single node."""
+    def phi_upper_bound(self, mechanism: int, purview: int, inputs) -> float:
+        """Upper bound of the cause small phi from the partitions that cut off a single node."""
         parts = _single_node_cuts(mechanism, purview)
-        if direction == EFFECT:  # + 1e-9 covers PyPhi's own summation order (effect_phi)
-            return round(float(self._effect_distances(mechanism, purview, inputs, parts).min()) + 1e-9, PRECISION)
         rep = self.reps.cause(mechanism, purview, inputs)
         if rep.is_zero:
             return 0.0
         rows, _ = self._cause_parts(purview, inputs, parts)
         return round(self.engine.upper_bound(rep.probs, rows), PRECISION)
 
-    def cached_upper_bound(self, direction: str, mechanism: int, purview: int, inputs) -> float:
-        """The small phi itself when already known (e.g. from another cut), else a bound."""
-        key = self.phi_key(direction, mechanism, purview, inputs)
+    def cached_upper_bound(self, mechanism: int, purview: int, inputs) -> float:
+        """The cause small phi itself when already known (e.g. from another cut), else a bound."""
+        key = self.phi_key(mechanism, purview, inputs)
         hit = self._phi.get(key)
         if hit is not None:
             return hit[0]
         bound = self._bound.get(key)
         if bound is None:
-            bound = self._bound[key] = self.phi_upper_bound(direction, mechanism, purview, inputs)
+            bound = self._bound[key] = self.phi_upper_bound(mechanism, purview, inputs)
         return bound
 
-    def phi_key(self, direction: str, mechanism: int, purview: int, inputs) -> tuple:
-        """Everything the small phi of (mechanism, purview) depends on under a cut, to
-        the last bit. A cause reads each mechanism node's factors over subsets of its
-        inputs in the purview; an effect reads each purview node's marginals given
-        subsets of its inputs in the mechanism. PyPhi builds a node's TPM from its cut
-        inputs (`Repertoires.node_tpm`), so the values can differ from the uncut ones in
-        the last bits: the key names the cut inputs unless they give the same bits."""
+    def phi_key(self, mechanism: int, purview: int, inputs) -> tuple:
+        """Everything the cause small phi of (mechanism, purview) depends on under a cut,
+        to the last bit: each mechanism node's factors over subsets of its inputs in the
+        purview. PyPhi builds a node's TPM from its cut inputs (`Repertoires.node_tpm`),
+        so they can differ from the uncut ones in the last bits: the key names the cut
+        inputs unless they give the same bits."""
         reps, uncut = self.reps, self.reps.inputs
-        if direction == CAUSE:
-            nodes, cause, other = bits_of(mechanism), True, purview
-        else:
-            nodes, cause, other = bits_of(purview), False, mechanism
-        return (direction, mechanism, purview, tuple(
-            (inputs[j] & other, uncut[j] if reps.same_as_uncut(cause, j, inputs[j], inputs[j] & other) else inputs[j])
-            for j in nodes))
+        return (mechanism, purview, tuple(
+            (inputs[m] & purview, uncut[m] if reps.same_as_uncut(True, m, inputs[m], inputs[m] & purview) else inputs[m])
+            for m in bits_of(mechanism)))
 
-    def small_phi(self, direction: str, mechanism: int, purview: int, inputs):
-        key = self.phi_key(direction, mechanism, purview, inputs)
+    def small_phi(self, mechanism: int, purview: int, inputs):
+        """(phi, repertoire, blocks) of the cause side, cached on `phi_key`."""
+        key = self.phi_key(mechanism, purview, inputs)
         hit = self._phi.get(key)
         if hit is None:
-            fn = self.cause_phi if direction == CAUSE else self.effect_phi
-            hit = fn(mechanism, purview, inputs)
-            self._phi[key] = hit
+            hit = self._phi[key] = self.cause_phi(mechanism, purview, inputs)
         return hit
 
     def mice(self, direction: str, mechanism: int, inputs, cut: tuple[int, int] | None = None) -> Mice:
@@ -241,13 +242,31 @@ class MechanismAnalyzer:
         else:
             mkey = (EFFECT, mechanism, inputs)
         hit = self._mice.get(mkey)
-        if hit is not None:
-            return hit
-        candidates = _potential_purviews(direction, mechanism, inputs)
-        # Evaluate purviews by decreasing upper bound; one whose bound is below the best
-        # phi found cannot win or tie, so its MIP search is skipped.
+        if hit is None:
+            candidates = _potential_purviews(direction, mechanism, inputs)
+            if direction == CAUSE:
+                found = self._cause_candidates(mechanism, candidates, inputs)
+            else:
+                found = {i: (phi, None, ()) for i, phi in enumerate(self.effect_phis(mechanism, candidates, inputs))}
+            best: Mice | None = None
+            for i in sorted(found):  # PyPhi's order: larger phi, then larger purview, then first
+                phi, rep, blocks = found[i]
+                purview = candidates[i]
+                if best is None or (phi, bin(purview).count("1")) > (best.phi, bin(best.purview).count("1")):
+                    best = Mice(phi, purview, rep, blocks)
+            if best is None:
+                best = Mice(0.0, 0, None)
+            elif direction == EFFECT:
+                best = Mice(best.phi, best.purview, self.effects.repertoire(mechanism, best.purview, inputs))
+            hit = self._mice[mkey] = best
+        return hit
+
+    def _cause_candidates(self, mechanism: int, candidates, inputs) -> dict[int, tuple]:
+        """(phi, repertoire, blocks) of the candidate purviews that can win: purviews are
+        evaluated by decreasing upper bound, and one whose bound is below the best phi
+        found cannot win or tie, so its MIP search is skipped."""
         if len(candidates) > 1:
-            bounds = [self.cached_upper_bound(direction, mechanism, p, inputs) for p in candidates]
+            bounds = [self.cached_upper_bound(mechanism, p, inputs) for p in candidates]
         else:
             bounds = [np.inf] * len(candidates)
         found: dict[int, tuple] = {}
@@ -255,16 +274,6 @@ class MechanismAnalyzer:
         for i in sorted(range(len(candidates)), key=lambda i: -bounds[i]):
             if bounds[i] < top:
                 break
-            found[i] = self.small_phi(direction, mechanism, candidates[i], inputs)
+            found[i] = self.small_phi(mechanism, candidates[i], inputs)
             top = max(top, found[i][0])
-        best: Mice | None = None
-        for i in sorted(found):  # PyPhi's order: larger phi, then larger purview, then first
-            phi, rep, blocks = found[i]
-            purview = candidates[i]
-            size = bin(purview).count("1")
-            if best is None or (phi, size) > (best.phi, bin(best.purview).count("1")):
-                best = Mice(phi, purview, rep, blocks)
-        if best is None:
-            best = Mice(0.0, 0, None)
-        self._mice[mkey] = best
-        return best
+        return found
