@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .emd import bernoulli_product_emd, hamming_emd_diffs, marginal_lower_bounds
+from .emd import bernoulli_product_emd, hamming_emd_upper_bounds, marginal_lower_bounds
 from .fastemd import pyemd_emd, quantization_bound
-from .hypercube import MAX_EXACT_DUAL_BITS, tree_transport_matrices
+from .hypercube import MAX_EXACT_DUAL_BITS
 from .mechanism import PRECISION, Mice
 from .repertoires import Repertoires, bits_of, pyphi_sum, subindex
 
@@ -218,12 +218,8 @@ class ConceptSpace:
             rows = np.array([i for i, _, _ in items])
             cols = np.array([j for _, j, _ in items])
             diffs = np.array([d for _, _, d in items])
-            if k <= MAX_EXACT_DUAL_BITS:
-                exact = np.concatenate([hamming_emd_diffs(diffs[s:s + 32]) for s in range(0, len(diffs), 32)])
-                low, high = exact, exact
-            else:
-                low = marginal_lower_bounds(diffs)
-                high = np.abs(np.einsum("tij,bj->bti", tree_transport_matrices(k), diffs)).sum(-1).min(-1)
+            high = np.concatenate([hamming_emd_upper_bounds(diffs[s:s + 32]) for s in range(0, len(diffs), 32)])
+            low = high if k <= MAX_EXACT_DUAL_BITS else marginal_lower_bounds(diffs)
             slack = float(quantization_bound(k))
             cause_lo[rows, cols] = np.maximum(low - slack, 0.0)
             cause_hi[rows, cols] = high + slack

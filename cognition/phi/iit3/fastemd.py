@@ -22,7 +22,7 @@ from functools import cache
 
 import numpy as np
 
-from .emd import hamming_emd_diffs, marginal_lower_bounds, strong_lower_bound
+from .emd import hamming_emd_diffs, hamming_emd_upper_bounds, marginal_lower_bounds, strong_lower_bound
 from .network_simplex import PivotLimitError, hamming_emd_simplex
 from .transport import min_cost_transport
 
@@ -186,12 +186,10 @@ class PyPhiEMD:
         return best
 
     def upper_bound(self, whole: np.ndarray, parts: np.ndarray) -> float:
-        """An upper bound of `mip_distance` from a few rows (exact EMD + rounding bound)."""
-        k = whole.shape[0].bit_length() - 1
-        if k > 4:
-            return np.inf  # integer transports cost as much as the MIP search itself
-        exact = hamming_emd_diffs(whole[None, :] - parts)
-        return float(exact.min() + quantization_bound(k))
+        """An upper bound of `mip_distance` from a few rows: per row, the exact EMD (or a
+        spanning-tree transport's cost above 4 nodes) plus that row's rounding bound."""
+        upper = hamming_emd_upper_bounds(whole[None, :] - parts)
+        return float((upper + quantization_margins(whole, parts)).min())
 
     def hamming(self, p: np.ndarray, p_blocks, q: np.ndarray, q_blocks, purview: int) -> float:
         key = p.tobytes() + q.tobytes()

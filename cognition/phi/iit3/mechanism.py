@@ -269,11 +269,16 @@ class MechanismAnalyzer:
             bounds = [self.cached_upper_bound(mechanism, p, inputs) for p in candidates]
         else:
             bounds = [np.inf] * len(candidates)
+        size = [bin(p).count("1") for p in candidates]
         found: dict[int, tuple] = {}
-        top = -np.inf
-        for i in sorted(range(len(candidates)), key=lambda i: -bounds[i]):
+        top, lead = -np.inf, None  # best phi so far, and the candidate holding it
+        # Likely winners first: larger bound, then PyPhi's tie-break (larger, then first).
+        for i in sorted(range(len(candidates)), key=lambda i: (-bounds[i], -size[i], i)):
             if bounds[i] < top:
                 break
+            if bounds[i] == top and (size[i], -i) < (size[lead], -lead):
+                continue  # at best a tie that PyPhi's order gives to the leader
             found[i] = self.small_phi(mechanism, candidates[i], inputs)
-            top = max(top, found[i][0])
+            if found[i][0] > top or (found[i][0] == top and (size[i], -i) > (size[lead], -lead)):
+                top, lead = found[i][0], i
         return found
