@@ -182,9 +182,12 @@ class ExactEMD:
             best = min(best, hamming_emd_factored(whole, whole_blocks, parts[j], part_blocks[j], purview))
         return best
 
-    def upper_bound(self, whole: np.ndarray, parts: np.ndarray) -> float:
-        """An upper bound of `mip_distance` from a few rows."""
-        return float(hamming_emd_upper_bounds(whole[None, :] - parts).min())
+    def upper_bounds(self, wholes: np.ndarray, parts: np.ndarray) -> np.ndarray:
+        """Per whole (B, 2^k), an upper bound of `mip_distance` from its rows (B, R, 2^k)
+        (+ 1e-12: the arrays may be off by float noise, see `cause.CauseTables`)."""
+        b, r, n = parts.shape
+        upper = hamming_emd_upper_bounds((wholes[:, None, :] - parts).reshape(b * r, n))
+        return upper.reshape(b, r).min(axis=1) + 1e-12
 
     def hamming(self, p: np.ndarray, p_blocks, q: np.ndarray, q_blocks, purview: int) -> float:
         return hamming_emd_factored(p, p_blocks, q, q_blocks, purview)

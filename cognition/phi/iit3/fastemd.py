@@ -23,10 +23,12 @@ from functools import cache
 import numpy as np
 
 from .emd import hamming_emd_diffs, hamming_emd_upper_bounds, marginal_lower_bounds, strong_lower_bound
+from .hypercube import MAX_EXACT_DUAL_BITS
 from .network_simplex import PivotLimitError, hamming_emd_simplex
 from .transport import min_cost_transport
 
 MULT_FACTOR = 1000000.0
+PRECISION = 6  # PyPhi's config.PRECISION: small phi and Phi are rounded to 6 decimals
 
 
 @cache
@@ -138,24 +140,48 @@ def _cost_rounding_error(k: int) -> float:
     return float(np.abs(np.floor(h * c_norm + 0.5) / c_norm - h).max())
 
 
-def quantization_margins(whole: np.ndarray, parts: np.ndarray) -> np.ndarray:
+def quantization_margins(whole: np.ndarray, parts: np.ndarray, robust: bool = False) -> np.ndarray:
     """Per row of `parts`: a bound on |pyemd_hamming(whole, part) - exact EMD|.
 
     Moving a mass error e costs at most e * max(C), and each unit of flow pays at most the
-    cost rounding error; the masses' rounding errors are computed exactly per row.
+    cost rounding error; the masses' rounding errors are computed exactly per row. With
+    `robust`, the bound also holds for any arrays within float noise of these (a mass
+    near a rounding midpoint is charged the largest rounding error, half a unit).
     """
-    k = whole.shape[0].bit_length() - 1
+    k = whole.shape[-1].bit_length() - 1
     max_c = float(k)
-    sum_p = float(np.add.accumulate(whole)[-1])
-    sum_q = np.add.accumulate(parts, axis=1)[:, -1]
+    whole = np.atleast_2d(whole)  # (1 or B, 2^k), one whole per row of parts
+    sum_p = whole.sum(axis=1)
+    sum_q = parts.sum(axis=1)
     max_sum = np.maximum(sum_p, sum_q)
     scale = MULT_FACTOR / max_sum
-    lower = whole[None, :] < parts
-    errors = np.zeros(len(parts))
-    for rest in (np.where(lower, 0.0, whole - parts), np.where(lower, parts - whole, 0.0)):
-        errors += np.abs(np.floor(rest * scale[:, None] + 0.5) / scale[:, None] - rest).sum(axis=1)
+    # Only one of the two residuals (p - q)+ and (q - p)+ is nonzero per state.
+    scaled = np.abs(whole - parts) * scale[:, None]
+    err = np.abs(np.floor(scaled + 0.5) - scaled)
+    if robust:
+        err = np.where(err > 0.5 - 1e-6, 0.5 + 1e-6, err)
+    errors = err.sum(axis=1) / scale
     slack = max_c * errors + _cost_rounding_error(k) * max_sum + np.abs(sum_p - sum_q) * max_c
     return slack * 1.01 + 1e-12
+
+
+def _settled_min(diffs: np.ndarray, margin: np.ndarray, floor: np.ndarray) -> float | None:
+    """The smallest pyemd value over the rows, to PRECISION, without integer transports
+    when the exact EMDs (<= 4 nodes) and the rounding margins pin it down.
+
+    Row j's pyemd value lies in [e_j - margin_j, e_j + margin_j] (e_j the exact EMD), so
+    the minimum lies in [lo, hi] = [min (e - margin), min (e + margin)]; rows whose lower
+    bound `floor` is above hi cannot lower either end. When every number in [lo, hi]
+    rounds to the same 6 decimals (always, unless the minimum sits within the margin of
+    a rounding midpoint), hi is returned: it rounds as PyPhi's value does. Else None.
+    """
+    lo = hi = np.inf
+    for j in np.argsort(floor, kind="stable"):
+        if floor[j] >= hi:
+            break
+        exact = float(hamming_emd_diffs(diffs[j:j + 1])[0])
+        hi, lo = min(hi, exact + margin[j]), min(lo, exact - margin[j])
+    return hi if round(lo, PRECISION) == round(hi, PRECISION) else None
 
 
 class PyPhiEMD:
@@ -166,12 +192,21 @@ class PyPhiEMD:
     def __init__(self):
         self._memo: dict[bytes, float] = {}
 
-    def mip_distance(self, whole: np.ndarray, parts: np.ndarray, part_blocks, whole_blocks, purview) -> float:
-        """min over rows of `parts` of PyPhi's EMD(whole, part); exact bounds prune rows."""
+    def mip_distance(self, whole: np.ndarray, parts: np.ndarray, part_blocks, whole_blocks, purview,
+                     exact_row=None) -> float:
+        """min over rows of `parts` of PyPhi's EMD(whole, part); exact bounds prune rows.
+
+        With `exact_row`, `parts` may be off by float noise (`cause.CauseTables`): they
+        only bound, and the EMD of row j is taken on `exact_row(j)`, PyPhi's own array.
+        """
         k = bin(purview).count("1")
         diffs = whole[None, :] - parts
-        margin = quantization_margins(whole, parts)
+        margin = quantization_margins(whole, parts, robust=exact_row is not None)
         floor = marginal_lower_bounds(diffs) - margin
+        if k <= MAX_EXACT_DUAL_BITS:
+            settled = _settled_min(diffs, margin, floor)
+            if settled is not None:
+                return settled
         best = np.inf
         for j in np.argsort(floor, kind="stable"):
             if floor[j] >= best:
@@ -180,16 +215,20 @@ class PyPhiEMD:
             tight = hamming_emd_diffs(diffs[j : j + 1])[0] if k <= 4 else strong_lower_bound(diffs[j])
             if tight - margin[j] >= best:
                 continue
-            best = min(best, pyemd_hamming(whole, parts[j]))
+            best = min(best, pyemd_hamming(whole, parts[j] if exact_row is None else exact_row(j)))
             if best == 0:
                 break
         return best
 
-    def upper_bound(self, whole: np.ndarray, parts: np.ndarray) -> float:
-        """An upper bound of `mip_distance` from a few rows: per row, the exact EMD (or a
-        spanning-tree transport's cost above 4 nodes) plus that row's rounding bound."""
-        upper = hamming_emd_upper_bounds(whole[None, :] - parts)
-        return float((upper + quantization_margins(whole, parts)).min())
+    def upper_bounds(self, wholes: np.ndarray, parts: np.ndarray) -> np.ndarray:
+        """Per whole (B, 2^k), an upper bound of `mip_distance` from its rows (B, R, 2^k):
+        per row, the exact EMD (or a spanning-tree transport's cost above 4 nodes) plus
+        that row's rounding bound, robust to float noise in the arrays."""
+        b, r, n = parts.shape
+        flat_wholes = np.repeat(wholes, r, axis=0)
+        flat = parts.reshape(b * r, n)
+        upper = hamming_emd_upper_bounds(flat_wholes - flat) + quantization_margins(flat_wholes, flat, robust=True)
+        return upper.reshape(b, r).min(axis=1)
 
     def hamming(self, p: np.ndarray, p_blocks, q: np.ndarray, q_blocks, purview: int) -> float:
         key = p.tobytes() + q.tobytes()

@@ -15,11 +15,12 @@ from functools import cache, lru_cache
 
 import numpy as np
 
+from .cause import CauseTables
+from .fastemd import PRECISION
 from .effect import EffectTables, at_rounding_tie
 from .partitions import block_reducible, mechanism_partitions, powerset_masks
 from .repertoires import Repertoires, bits_of, subindex
 
-PRECISION = 6
 CAUSE, EFFECT = "cause", "effect"
 
 
@@ -38,10 +39,19 @@ class Mice:
     blocks: tuple[int, ...] = ()
 
 
-@lru_cache(maxsize=65536)
 def _potential_purviews(direction: str, mechanism: int, inputs: tuple[int, ...]) -> tuple[int, ...]:
     """Purviews not trivially reducible given the (cut) connectivity (PyPhi's
-    `potential_purviews`), in PyPhi's purview order."""
+    `potential_purviews`), in PyPhi's purview order. Only the edges into the mechanism
+    (cause) or out of it (effect) matter, so the cache sees just those."""
+    if direction == CAUSE:
+        relevant = tuple(x if mechanism >> j & 1 else 0 for j, x in enumerate(inputs))
+    else:
+        relevant = tuple(x & mechanism for x in inputs)
+    return _irreducible_purviews(direction, mechanism, relevant)
+
+
+@lru_cache(maxsize=65536)
+def _irreducible_purviews(direction: str, mechanism: int, inputs: tuple[int, ...]) -> tuple[int, ...]:
     out = []
     for purview in powerset_masks((1 << len(inputs)) - 1):
         src, dst = (purview, mechanism) if direction == CAUSE else (mechanism, purview)
@@ -61,15 +71,6 @@ def damaged_by_cut(direction: str, mechanism: int, purview: int, cut: tuple[int,
     source, target = cut
     src, dst = (purview, mechanism) if direction == CAUSE else (mechanism, purview)
     return bool((mechanism & source and mechanism & target) or (src & source and dst & target))
-
-
-@cache
-def _single_node_cuts(mechanism: int, purview: int) -> tuple[tuple[int, int, int, int], ...]:
-    """The partitions that cut a single purview node, or a single mechanism node, off."""
-    parts = [(mechanism, purview & ~(1 << i), 0, 1 << i) for i in bits_of(purview)]
-    if bin(mechanism).count("1") > 1:
-        parts += [(mechanism & ~(1 << m), purview, 1 << m, 0) for m in bits_of(mechanism)]
-    return tuple(parts)
 
 
 @lru_cache(maxsize=4096)
@@ -109,6 +110,7 @@ class MechanismAnalyzer:
         self.engine = engine
         self.reuse_uncut = reuse_uncut
         self.effects = EffectTables(reps)
+        self.tables = CauseTables(reps)
         self.k = reps.k
         self._phi: dict[tuple, tuple[float, np.ndarray | None]] = {}
         self._mice: dict[tuple, Mice] = {}
@@ -140,8 +142,14 @@ class MechanismAnalyzer:
         rep = self.reps.cause(mechanism, purview, inputs)
         if rep.is_zero:
             return 0.0, None, ()  # unreachable from every purview state: PyPhi returns phi = 0
-        rows, blocks = self._cause_parts(purview, inputs, mechanism_partitions(mechanism, purview))
-        best = self.engine.mip_distance(rep.probs, rows, blocks, rep.blocks, purview)
+        if self.engine.name == "exact":  # needs each row's factor blocks
+            rows, blocks = self._cause_parts(purview, inputs, mechanism_partitions(mechanism, purview))
+            best = self.engine.mip_distance(rep.probs, rows, blocks, rep.blocks, purview)
+        else:  # rows from the tables bound; the EMDs that count use PyPhi's arrays
+            rows, partitions = self.tables.partition_rows(mechanism, purview, inputs)
+            best = self.engine.mip_distance(
+                rep.probs, rows, None, rep.blocks, purview,
+                exact_row=lambda j: self._cause_parts(purview, inputs, partitions[j:j + 1])[0][0])
         return round(float(best), PRECISION), rep.probs, rep.blocks
 
     def _effect_distances(self, mechanism: int, purview: int, inputs, partitions) -> np.ndarray:
@@ -181,25 +189,22 @@ class MechanismAnalyzer:
         m1, p1, m2, p2 = partition
         return self.reps.effect_joint(m1, p1, inputs) * self.reps.effect_joint(m2, p2, inputs)
 
-    def phi_upper_bound(self, mechanism: int, purview: int, inputs) -> float:
-        """Upper bound of the cause small phi from the partitions that cut off a single node."""
-        parts = _single_node_cuts(mechanism, purview)
-        rep = self.reps.cause(mechanism, purview, inputs)
-        if rep.is_zero:
-            return 0.0
-        rows, _ = self._cause_parts(purview, inputs, parts)
-        return round(self.engine.upper_bound(rep.probs, rows), PRECISION)
-
-    def cached_upper_bound(self, mechanism: int, purview: int, inputs) -> float:
-        """The cause small phi itself when already known (e.g. from another cut), else a bound."""
-        key = self.phi_key(mechanism, purview, inputs)
-        hit = self._phi.get(key)
-        if hit is not None:
-            return hit[0]
-        bound = self._bound.get(key)
-        if bound is None:
-            bound = self._bound[key] = self.phi_upper_bound(mechanism, purview, inputs)
-        return bound
+    def cached_upper_bounds(self, mechanism: int, purviews, inputs) -> list[float]:
+        """Per purview: the cause small phi itself when already known (e.g. from another
+        cut), else an upper bound from the partitions that cut off a single node."""
+        keys = [self.phi_key(mechanism, p, inputs) for p in purviews]
+        out = [self._phi[key][0] if key in self._phi else self._bound.get(key) for key in keys]
+        missing: dict[int, list[int]] = {}
+        for i, value in enumerate(out):
+            if value is None:
+                missing.setdefault(bin(purviews[i]).count("1"), []).append(i)
+        for group in missing.values():
+            wholes, rows = self.tables.single_cut_rows(mechanism, [purviews[i] for i in group], inputs)
+            bounds = self.engine.upper_bounds(wholes, rows)
+            for i, whole, bound in zip(group, wholes, bounds, strict=True):
+                # A repertoire with no mass: the state is unreachable, and PyPhi's phi is 0.
+                out[i] = self._bound[keys[i]] = round(float(bound), PRECISION) if whole.any() else 0.0
+        return out
 
     def phi_key(self, mechanism: int, purview: int, inputs) -> tuple:
         """Everything the cause small phi of (mechanism, purview) depends on under a cut,
@@ -266,7 +271,7 @@ class MechanismAnalyzer:
         evaluated by decreasing upper bound, and one whose bound is below the best phi
         found cannot win or tie, so its MIP search is skipped."""
         if len(candidates) > 1:
-            bounds = [self.cached_upper_bound(mechanism, p, inputs) for p in candidates]
+            bounds = self.cached_upper_bounds(mechanism, candidates, inputs)
         else:
             bounds = [np.inf] * len(candidates)
         size = [bin(p).count("1") for p in candidates]
