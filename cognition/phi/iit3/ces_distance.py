@@ -64,9 +64,17 @@ class ConceptSpace:
         self.reps = reps
         self.engine = engine
         self._cache: dict[tuple, float] = {}
+        self._expanded: dict[tuple, tuple] = {}
 
     def _expanded_cause(self, mice: Mice, union: int) -> tuple[np.ndarray, tuple[int, ...]]:
         """The cause repertoire times the uniform distribution on the missing nodes."""
+        key = (id(mice), union)  # Mice objects live in the analyzer's caches: ids are stable
+        hit = self._expanded.get(key)
+        if hit is None:
+            hit = self._expanded[key] = self._expand_cause(mice, union)
+        return hit
+
+    def _expand_cause(self, mice: Mice, union: int) -> tuple[np.ndarray, tuple[int, ...]]:
         n_union = bin(union).count("1")
         extra = union & ~mice.purview
         singles = tuple(1 << b for b in bits_of(extra))
@@ -180,11 +188,12 @@ class ConceptSpace:
                 break
             compute(i, j)
         n = len(only_1)
+        basis: dict = {}  # each re-solve starts from the last optimal basis (only costs change)
         while True:
             between = np.where(np.isnan(known), np.minimum(lo, np.nanmax(known)), known)
             cost = _ces_cost(between, to_null, top=float(np.nanmax(known)))
             flows: dict = {}
-            value = pyemd_emd(first, second, cost, flows=flows)
+            value = pyemd_emd(first, second, cost, flows=flows, basis=basis)
             missing = [(i, c - n) for (i, c), x in flows.items()
                        if i < n and n <= c < n + len(only_2) and np.isnan(known[i, c - n])]
             if not missing:

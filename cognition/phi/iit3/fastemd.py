@@ -56,7 +56,8 @@ def quantize(p: np.ndarray, q: np.ndarray, cost: np.ndarray):
     return ip, iq, c_norm, pq_norm, max_sum, min_sum, max_c
 
 
-def integer_emd_hat(ip: np.ndarray, iq: np.ndarray, icost: np.ndarray, flows: dict | None = None) -> float:
+def integer_emd_hat(ip: np.ndarray, iq: np.ndarray, icost: np.ndarray, flows: dict | None = None,
+                    basis: dict | None = None) -> float:
     """Exact integer EMD-hat with zero extra-mass penalty (FastEMD's integral core).
 
     If `flows` is a dict it receives {(i, j): amount} moved from bin i of the first
@@ -70,7 +71,7 @@ def integer_emd_hat(ip: np.ndarray, iq: np.ndarray, icost: np.ndarray, flows: di
     if len(dst) == 0:
         return 0.0
     local: dict | None = {} if flows is not None else None
-    value = min_cost_transport(ip[src], iq[dst], icost[np.ix_(src, dst)], local)
+    value = min_cost_transport(ip[src], iq[dst], icost[np.ix_(src, dst)], local, basis)
     if flows is not None:
         for (i, j), x in local.items():
             a, b = int(src[i]), int(dst[j])
@@ -79,27 +80,32 @@ def integer_emd_hat(ip: np.ndarray, iq: np.ndarray, icost: np.ndarray, flows: di
 
 
 def _integer_hamming_emd_hat(ip: np.ndarray, iq: np.ndarray, icost: np.ndarray, k: int) -> float:
-    """`integer_emd_hat` for Hamming costs, with exact shortcuts when the rounded costs
-    are u * Hamming distance (u = 1e6 / k an integer) and the masses balance: then the
-    integer optimum is u times the hypercube flow optimum of ip - iq."""
+    """`integer_emd_hat` for Hamming costs. When the rounded costs are u * Hamming
+    distance (u = 1e6 / k an integer) the integer optimum is u times the hypercube flow
+    optimum of ip - iq (with a free sink for the heavier side's excess); balanced masses
+    on <= 4 nodes take the Lipschitz dual, others the hypercube network simplex."""
     unit = MULT_FACTOR / k
-    if unit == int(unit) and ip.sum() == iq.sum():
+    if unit == int(unit):
         diff = ip - iq
-        if k <= 4:
+        if diff.sum() < 0:
+            diff = -diff  # the cost is symmetric: the heavier side supplies
+        if k <= 4 and diff.sum() == 0:
             return unit * float(hamming_emd_diffs(diff[None, :])[0])
         try:
-            return unit * hamming_emd_simplex(diff, k)
+            return unit * hamming_emd_simplex(diff, k, free_excess=True)
         except PivotLimitError:
             pass
     return integer_emd_hat(ip, iq, icost)
 
 
 def pyemd_emd(
-    p: np.ndarray, q: np.ndarray, cost: np.ndarray, hamming_bits: int | None = None, flows: dict | None = None
+    p: np.ndarray, q: np.ndarray, cost: np.ndarray, hamming_bits: int | None = None, flows: dict | None = None,
+    basis: dict | None = None,
 ) -> float:
     """`pyemd.emd(p, q, cost, backend='cpp')` with the default extra-mass penalty.
 
-    `flows`, if a dict, receives the integer plan's cells with positive flow.
+    `flows`, if a dict, receives the integer plan's cells with positive flow; `basis`
+    warm-starts the transport (see `transport.min_cost_transport`).
     """
     cost = np.asarray(cost, dtype=float)
     ip, iq, c_norm, pq_norm, max_sum, min_sum, max_c = quantize(p, q, cost)
@@ -109,7 +115,7 @@ def pyemd_emd(
     if hamming_bits:
         dist = _integer_hamming_emd_hat(ip, iq, icost, hamming_bits)
     else:
-        dist = integer_emd_hat(ip, iq, icost, flows)
+        dist = integer_emd_hat(ip, iq, icost, flows, basis)
     dist = dist / pq_norm
     dist = dist / c_norm
     return dist + (max_sum - min_sum) * max_c
