@@ -52,14 +52,21 @@ def _potential_purviews(direction: str, mechanism: int, inputs: tuple[int, ...])
 
 @lru_cache(maxsize=65536)
 def _irreducible_purviews(direction: str, mechanism: int, inputs: tuple[int, ...]) -> tuple[int, ...]:
+    k = len(inputs)
+    if direction == CAUSE:  # sources: purview nodes; sinks: mechanism nodes
+        sink_inputs = [inputs[j] for j in bits_of(mechanism)]
+        full = (1 << k) - 1  # purview nodes feeding every mechanism node
+        for x in sink_inputs:
+            full &= x
+    else:  # sources: the mechanism; sinks: purview nodes
+        full = sum(1 << j for j in range(k) if inputs[j] & mechanism == mechanism)
     out = []
-    for purview in powerset_masks((1 << len(inputs)) - 1):
-        src, dst = (purview, mechanism) if direction == CAUSE else (mechanism, purview)
-        if not src or not dst:
-            continue
-        if all(inputs[j] & src == src for j in bits_of(dst)):
+    for purview in powerset_masks((1 << k) - 1, True):
+        if purview & ~full == 0:
             out.append(purview)  # every edge present: never reducible
-        elif not block_reducible(src, dst, tuple(inputs[j] & src for j in bits_of(dst))):
+            continue
+        src, dst = (purview, mechanism) if direction == CAUSE else (mechanism, purview)
+        if not block_reducible(src, dst, tuple(inputs[j] & src for j in bits_of(dst))):
             out.append(purview)
     return tuple(out)
 
