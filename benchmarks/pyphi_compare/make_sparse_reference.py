@@ -47,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=20, help="seed of the network generator")
     p.add_argument("--per-setting", type=int, default=2, help="networks per (n, density, beta)")
     p.add_argument("--sizes", type=int, nargs="+", default=[3, 4, 5])
+    p.add_argument("--densities", type=float, nargs="+", default=[0.3, 0.4, 0.5, 0.6])
+    p.add_argument("--betas", type=float, nargs="+", default=[1.0, 2.0, 4.0])
     p.add_argument("--modes", nargs="+", default=["sequential", "parallel"], choices=["sequential", "parallel"],
                    help="PyPhi cut evaluations to record (parallel runs with NUMBER_OF_CORES = 1)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -56,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --venv {args.venv}: no {python}; run setup_venv.sh first", file=sys.stderr)
         return 2
     generator = dict(function="cognition.benchmarks.iit3_networks.sparse_logistic_suite", seed=args.seed,
-                     sizes=args.sizes, per_setting=args.per_setting)
+                     sizes=args.sizes, densities=args.densities, betas=args.betas, per_setting=args.per_setting)
     data = {"source": "PyPhi 1.2.0 (pyphi.compute.sia, pyemd C++ backend), made by "
                       "benchmarks/pyphi_compare/make_sparse_reference.py",
             "generator": generator, "networks": []}
@@ -66,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             data = old
     stored = {net["name"]: net for net in data["networks"]}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    for net in sparse_logistic_suite(args.seed, sizes=tuple(args.sizes), per_setting=args.per_setting):
+    for net in sparse_logistic_suite(args.seed, sizes=tuple(args.sizes), densities=tuple(args.densities),
+                                     betas=tuple(args.betas), per_setting=args.per_setting):
         entry = stored.get(net["name"])
         if entry is None:
             entry = stored[net["name"]] = dict(
