@@ -121,6 +121,7 @@ class MechanismAnalyzer:
         self.k = reps.k
         self._phi: dict[tuple, tuple[float, np.ndarray | None]] = {}
         self._mice: dict[tuple, Mice] = {}
+        self._interned: dict[tuple, Mice] = {}
         self._bound: dict[tuple, float] = {}
 
     # -- small phi ------------------------------------------------------------------
@@ -270,7 +271,10 @@ class MechanismAnalyzer:
                 best = Mice(0.0, 0, None)
             elif direction == EFFECT:
                 best = Mice(best.phi, best.purview, self.effects.repertoire(mechanism, best.purview, inputs))
-            hit = self._mice[mkey] = best
+            # One object per distinct MICE, so distances cached on it serve every cut.
+            ident = (direction, mechanism, best.phi, best.purview,
+                     None if best.repertoire is None else best.repertoire.tobytes())
+            hit = self._mice[mkey] = self._interned.setdefault(ident, best)
         return hit
 
     def _cause_candidates(self, mechanism: int, candidates, inputs) -> dict[int, tuple]:
