@@ -6,18 +6,20 @@ closest partitioned repertoire over all bipartitions (M1/P1) x (M2/P2) (Oizumi e
 does. The MIC / MIE is the purview with the largest phi; ties go to the larger purview,
 then to the first in PyPhi's purview order (`RepertoireIrreducibilityAnalysis.order_by`).
 Purviews whose connections to M are trivially reducible are skipped (PyPhi
-`potential_purviews`). A concept's phi is min(phi_cause, phi_effect).
+`potential_purviews`). A concept's phi is min(phi_cause, phi_effect). Effect small phi
+comes from `effect.EffectTables` for all purviews at once; cause purviews are ranked and
+pruned with bounds from `cause.CauseTables`, and their MIP searched on PyPhi's arrays.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
 from .cause import CauseTables
-from .fastemd import PRECISION
 from .effect import EffectTables, at_rounding_tie
+from .fastemd import PRECISION
 from .partitions import block_reducible, mechanism_partitions, powerset_masks
 from .repertoires import Repertoires, bits_of, subindex
 

@@ -3,10 +3,11 @@
 Big Phi of a system is the smallest extended-EMD distance between its cause-effect
 structure and the structure left by a unidirectional cut A -/-> B (PyPhi 1.2 `sia` with
 SYSTEM_CUTS = '3.0_STYLE'). A cut only changes mechanisms that were concepts or that it
-splits; every repertoire and small phi is cached on exactly what the cut leaves of its
-inputs, so each cut recomputes only the purviews whose connections it severs. This is
-the exact computation PyPhi does in parallel mode (it recomputes every concept of a cut
-system); PyPhi's sequential mode reuses uncut causes and effects it judges undamaged.
+splits. A cut system is built as PyPhi's `Subsystem.apply_cut` builds it (node TPMs from
+the cut connectivity), and every small phi is cached on exactly what it reads, so each
+cut recomputes only the purviews whose connections it severs. `pyphi_mode` picks which
+of PyPhi's cut evaluations is reproduced: sequential (the uncut system's undamaged
+causes and effects are reused as they are) or parallel (everything recomputed).
 """
 from __future__ import annotations
 
