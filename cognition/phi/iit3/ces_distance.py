@@ -136,8 +136,9 @@ class ConceptSpace:
         of the concept's own, possibly cut, subsystem: unconstrained repertoires)."""
         return self.distance(c, ConceptPoint(0, 0.0, _NULL, _NULL, c.inputs))
 
-    def ces_distance(self, c1: list[ConceptPoint], c2: list[ConceptPoint]) -> float:
-        """PyPhi's `ces_distance` between two cause-effect structures, rounded."""
+    def ces_distance(self, c1: list[ConceptPoint], c2: list[ConceptPoint], cutoff: float = np.inf) -> float:
+        """PyPhi's `ces_distance` between two cause-effect structures, rounded; when it
+        provably exceeds `cutoff`, possibly only a lower bound above `cutoff`."""
         only_1 = [a for a in c1 if not any(a.emd_eq(b) for b in c2)]
         only_2 = [b for b in c2 if not any(b.emd_eq(a) for a in c1)]
         if not only_1 or not only_2:
@@ -150,10 +151,10 @@ class ConceptSpace:
             if any(a.effect.phi < a.cause.phi for a in gone):
                 return float(round(np.float64(dist), PRECISION))
         else:
-            dist = self._extended_emd(only_1, only_2)
+            dist = self._extended_emd(only_1, only_2, cutoff)
         return round(float(dist), PRECISION)
 
-    def _extended_emd(self, only_1: list[ConceptPoint], only_2: list[ConceptPoint]) -> float:
+    def _extended_emd(self, only_1: list[ConceptPoint], only_2: list[ConceptPoint], cutoff: float = np.inf) -> float:
         n, m = len(only_1), len(only_2)
         to_null = np.array([self.to_null(c) for c in (*only_1, *only_2)])
         first = [a.phi for a in only_1] + [0.0] * (m + 1)
@@ -164,9 +165,9 @@ class ConceptSpace:
         if self.engine.name == "exact":
             between = np.array([[self.distance(a, b) for b in only_2] for a in only_1])
             return self.engine.transport(first, second, _ces_cost(between, to_null))
-        return self._lazy_pyemd(only_1, only_2, to_null, first, second)
+        return self._lazy_pyemd(only_1, only_2, to_null, first, second, cutoff)
 
-    def _lazy_pyemd(self, only_1, only_2, to_null, first, second) -> float:
+    def _lazy_pyemd(self, only_1, only_2, to_null, first, second, cutoff: float = np.inf) -> float:
         """PyPhi's extended EMD, computing only the concept distances that matter.
 
         Every concept distance has cheap bounds lo <= d <= hi. The largest distance sets
@@ -177,6 +178,18 @@ class ConceptSpace:
         cheaper under them (lo <= d), so the value is PyPhi's.
         """
         lo, hi = self._pair_bounds(only_1, only_2, to_null)
+        if cutoff < np.inf:
+            # The real transport on the lower bounds is below the real one on the true
+            # distances; pyemd's value is within `slack` of the real one, on either cost
+            # matrix (each of the 2N rounded masses is off by <= 0.5e-6 * max_sum and moving
+            # that costs <= max_c; each unit of flow pays <= 0.5e-6 * max_c for rounded
+            # costs; the true largest cost is at most this matrix's).
+            cost = _ces_cost(lo, to_null, top=float(hi.max()))
+            max_c, max_sum = float(cost.max()), max(float(np.abs(first).sum()), float(np.abs(second).sum()))
+            slack = max_c * max_sum * 1e-6 * (len(first) + 1) * 1.01 + 1e-9
+            lower = pyemd_emd(first, second, cost) - 2 * slack
+            if lower > cutoff + 1e-6:  # above the cutoff even after rounding to 6 decimals
+                return lower
         known = np.full(lo.shape, np.nan)
 
         def compute(i: int, j: int) -> None:

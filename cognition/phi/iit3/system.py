@@ -69,13 +69,14 @@ class SystemAnalysis:
         concepts = (self.concept(m, inputs, cut) for m in sorted(mechanisms, key=_sort_key))
         return [c for c in concepts if c.phi > 0]
 
-    def evaluate_cut(self, cut: tuple[int, int], unpartitioned: list[ConceptPoint]):
-        """(phi, partitioned concepts) for one cut (PyPhi `evaluate_cut`)."""
+    def evaluate_cut(self, cut: tuple[int, int], unpartitioned: list[ConceptPoint], cutoff: float = np.inf):
+        """(phi, partitioned concepts) for one cut (PyPhi `evaluate_cut`). A cut whose
+        Phi provably exceeds `cutoff` may get a lower bound above it instead."""
         source, target = cut
         split = {m for m in powerset_masks((1 << self.k) - 1, True) if m & source and m & target}
         mechanisms = {c.mechanism for c in unpartitioned} | split
         partitioned = self.ces(mechanisms, self.cut_inputs(cut), cut)
-        return self.space.ces_distance(unpartitioned, partitioned), partitioned
+        return self.space.ces_distance(unpartitioned, partitioned, cutoff), partitioned
 
     def to_concept(self, c: ConceptPoint) -> Concept:
         nodes = self.system.nodes
@@ -101,11 +102,16 @@ def _evaluate_chunk(args):
 
 
 def _evaluate_cuts(analysis: SystemAnalysis, cuts, unpartitioned, workers: int):
-    """Phi of every cut, in cut order; stops at the first cut with Phi = 0 when sequential."""
+    """Phi of every cut, in cut order; stops at the first cut with Phi = 0 when sequential.
+
+    Sequentially, a cut whose Phi is provably above the smallest so far only gets a lower
+    bound above it: it cannot be the minimum, nor tie with the earlier cut.
+    """
     if workers <= 1 or len(cuts) < 2:
-        out = []
+        out, best = [], np.inf
         for cut in cuts:
-            out.append(analysis.evaluate_cut(cut, unpartitioned))
+            out.append(analysis.evaluate_cut(cut, unpartitioned, best))
+            best = min(best, out[-1][0])
             if out[-1][0] == 0:
                 break
         return out
