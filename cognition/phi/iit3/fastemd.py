@@ -146,13 +146,25 @@ def _cost_rounding_error(k: int) -> float:
     return float(np.abs(np.floor(h * c_norm + 0.5) / c_norm - h).max())
 
 
-def quantization_margins(whole: np.ndarray, parts: np.ndarray, robust: bool = False) -> np.ndarray:
+@cache
+def cost_rounding_relative(k: int) -> float:
+    """max over distances d >= 1 of |rounded cost / scale - d| / d for the Hamming matrix
+    on 2^k states: with rounded costs every plan costs within this fraction of its
+    Hamming cost, so pyemd's transport is within it of the exact EMD (same masses)."""
+    d = np.arange(1, k + 1, dtype=float)
+    c_norm = MULT_FACTOR / k
+    return float((np.abs(np.floor(d * c_norm + 0.5) / c_norm - d) / d).max()) if k else 0.0
+
+
+def quantization_margins(whole: np.ndarray, parts: np.ndarray, robust: bool = False,
+                         costs: bool = True) -> np.ndarray:
     """Per row of `parts`: a bound on |pyemd_hamming(whole, part) - exact EMD|.
 
     Moving a mass error e costs at most e * max(C), and each unit of flow pays at most the
     cost rounding error; the masses' rounding errors are computed exactly per row. With
     `robust`, the bound also holds for any arrays within float noise of these (a mass
-    near a rounding midpoint is charged the largest rounding error, half a unit).
+    near a rounding midpoint is charged the largest rounding error, half a unit). With
+    costs=False only the masses' part (see `cost_rounding_relative` for the costs').
     """
     k = whole.shape[-1].bit_length() - 1
     max_c = float(k)
@@ -167,26 +179,31 @@ def quantization_margins(whole: np.ndarray, parts: np.ndarray, robust: bool = Fa
     if robust:
         err = np.where(err > 0.5 - 1e-6, 0.5 + 1e-6, err)
     errors = err.sum(axis=1) / scale
-    slack = max_c * errors + _cost_rounding_error(k) * max_sum + np.abs(sum_p - sum_q) * max_c
+    slack = max_c * errors + np.abs(sum_p - sum_q) * max_c
+    if costs:
+        slack = slack + _cost_rounding_error(k) * max_sum
     return slack * 1.01 + 1e-12
 
 
-def _settled_min(diffs: np.ndarray, margin: np.ndarray, floor: np.ndarray) -> float | None:
+def _settled_min(diffs: np.ndarray, mass: np.ndarray, floor: np.ndarray) -> float | None:
     """The smallest pyemd value over the rows, to PRECISION, without integer transports
     when the exact EMDs (<= 4 nodes) and the rounding margins pin it down.
 
-    Row j's pyemd value lies in [e_j - margin_j, e_j + margin_j] (e_j the exact EMD), so
-    the minimum lies in [lo, hi] = [min (e - margin), min (e + margin)]; rows whose lower
-    bound `floor` is above hi cannot lower either end. When every number in [lo, hi]
-    rounds to the same 6 decimals (always, unless the minimum sits within the margin of
-    a rounding midpoint), hi is returned: it rounds as PyPhi's value does. Else None.
+    Row j's pyemd value lies within m_j = mass_j + r (e_j + mass_j) of its exact EMD e_j
+    (mass_j: the masses' rounding, r: `cost_rounding_relative`), so the minimum lies in
+    [lo, hi] = [min (e - m), min (e + m)]; rows whose lower bound `floor` is above hi
+    cannot lower either end. When every number in [lo, hi] rounds to the same 6
+    decimals (always, unless the minimum sits within the margin of a rounding midpoint),
+    hi is returned: it rounds as PyPhi's value does. Else None.
     """
+    rel = cost_rounding_relative(diffs.shape[1].bit_length() - 1) * 1.01
     lo = hi = np.inf
     for j in np.argsort(floor, kind="stable"):
         if floor[j] >= hi:
             break
         exact = float(hamming_emd_diffs(diffs[j:j + 1])[0])
-        hi, lo = min(hi, exact + margin[j]), min(lo, exact - margin[j])
+        margin = mass[j] + rel * (exact + mass[j])
+        hi, lo = min(hi, exact + margin), min(lo, exact - margin)
     return hi if round(lo, PRECISION) == round(hi, PRECISION) else None
 
 
@@ -210,7 +227,8 @@ class PyPhiEMD:
         margin = quantization_margins(whole, parts, robust=exact_row is not None)
         floor = marginal_lower_bounds(diffs) - margin
         if k <= MAX_EXACT_DUAL_BITS:
-            settled = _settled_min(diffs, margin, floor)
+            mass = quantization_margins(whole, parts, robust=exact_row is not None, costs=False)
+            settled = _settled_min(diffs, mass, floor)
             if settled is not None:
                 return settled
         best = np.inf
