@@ -224,10 +224,11 @@ class PyPhiEMD:
         """
         k = bin(purview).count("1")
         diffs = whole[None, :] - parts
-        margin = quantization_margins(whole, parts, robust=exact_row is not None)
+        mass = quantization_margins(whole, parts, robust=exact_row is not None, costs=False)
+        # Repertoires sum to at most 1 (+ float noise): the costs' part of the margin.
+        margin = mass + _cost_rounding_error(k) * 1.01 * (1 + 1e-9)
         floor = marginal_lower_bounds(diffs) - margin
         if k <= MAX_EXACT_DUAL_BITS:
-            mass = quantization_margins(whole, parts, robust=exact_row is not None, costs=False)
             settled = _settled_min(diffs, mass, floor)
             if settled is not None:
                 return settled
