@@ -108,13 +108,21 @@ def _evaluate_cuts(analysis: SystemAnalysis, cuts, unpartitioned, workers: int):
     bound above it: it cannot be the minimum, nor tie with the earlier cut.
     """
     if workers <= 1 or len(cuts) < 2:
-        out, best = [], np.inf
-        for cut in cuts:
-            out.append(analysis.evaluate_cut(cut, unpartitioned, best))
-            best = min(best, out[-1][0])
-            if out[-1][0] == 0:
-                break
-        return out
+        # Cuts severing few edges tend to have the smallest Phi: evaluated first, they
+        # give a low cutoff early. Results stay in PyPhi's order, so ties go to the
+        # first cut there (a bounded cut is strictly above the cutoff, never tied).
+        inputs = analysis.system.inputs
+        severed = [sum(bin(inputs[j] & source).count("1") for j in range(analysis.k) if target >> j & 1)
+                   for source, target in cuts]
+        out, best, zero = [None] * len(cuts), np.inf, len(cuts)
+        for i in sorted(range(len(cuts)), key=lambda i: (severed[i], i)):
+            if i > zero:
+                continue  # PyPhi stops at its first cut with Phi 0: later ones do not count
+            out[i] = analysis.evaluate_cut(cuts[i], unpartitioned, best)
+            best = min(best, out[i][0])
+            if out[i][0] == 0:
+                zero = min(zero, i)
+        return out[:zero + 1]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
