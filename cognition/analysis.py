@@ -59,13 +59,25 @@ def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[
 def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
     """Phi over every recorded cycle and agent, with CI and null model (None if too few samples)."""
     from cognition import phi
+    from cognition.benchmarks.calibration import applicable_calibration
 
     try:
         r = phi.estimate(units, lag=cfg.phi.lag, shrinkage=cfg.phi.shrinkage, bootstrap=cfg.phi.bootstrap,
-                         surrogates=cfg.phi.surrogates, seed=cfg.run.seed, confidence=cfg.phi.confidence)
+                         surrogates=cfg.phi.surrogates, seed=cfg.run.seed, confidence=cfg.phi.confidence,
+                         centre=cfg.phi.centre)
     except ValueError as exc:  # e.g. fewer lagged samples than variables
         return {"whole_run": None, "whole_run_note": str(exc)}
     whole = r.to_dict()
     mib = [list(map(int, part)) for part in r.mib]
     whole["mib_named"] = [[unit_names[i] for i in part] for part in mib]
-    return {"whole_run": whole, "partition": mib, "partition_named": whole["mib_named"]}
+    measure = cfg.phi.measure
+    weakest = (r.weakest_cut or {}).get(measure)
+    return {"whole_run": whole, "partition": mib, "partition_named": whole["mib_named"],
+            "weakest_cut": None if weakest is None else [[unit_names[i] for i in part] for part in weakest],
+            "headline_bits": r.headline(measure), "headline_ci_bits": list((r.ci or {}).get(measure, ())) or None,
+            "headline_p_value": (r.p_value or {}).get(measure), "mib_stability": r.mib_stability,
+            "calibration": (applicable_calibration(units.shape[0], units.shape[1])
+                            if r.bias_corrected is not None else None),
+            "headline_method": ("bias-corrected whole-run estimate, within agents (shared course removed)"
+                                if r.bias_corrected is not None
+                                else "plug-in whole-run estimate")}

@@ -21,6 +21,8 @@ SUITES = {
     "quantum": "1000 parameter sets: per-set Aer loop vs one batched Aer call vs torch statevector",
     "iit3": "exact IIT 3.0 Phi by node count",
     "agents": "cycles/s and agent-cycles/s per mode and agent count, batch vs per-agent loop",
+    "runtime": "per-cycle time by planned run length, RSS growth and checkpoint size over a long run",
+    "calibration": "false-positive rates and power of the integration test, bias, CI coverage on an exact VAR(1)",
 }
 
 

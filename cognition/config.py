@@ -8,8 +8,10 @@ to the settings that produced it.
 
 Layering, later wins: built-in defaults < preset (``configs/NAME.yaml``) <
 ``--config FILE`` < command-line flags. Every field is checked on load: an
-unknown key, a wrong type or an out-of-range value raises :class:`ConfigError`,
-whose message names the field, the value and what is allowed.
+unknown key, a wrong type, a non-finite or out-of-range value, or a key given twice
+in one YAML mapping raises :class:`ConfigError`, whose message names the field, the
+value and what is allowed. Each layer is checked on its own before the layers are
+merged, so a bad section of a file is refused even when a flag overrides it.
 """
 from __future__ import annotations
 
@@ -20,15 +22,16 @@ from typing import Literal, Optional
 
 import yaml
 
-from cognition.config_schema import from_dict, num, to_plain
+from cognition.config_schema import DuplicateKeyError, from_dict, load_yaml, num, to_plain
 from cognition.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+MAX_CYCLES = 999_999_999  # checkpoints are named by a 9-digit cycle number
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    cycles: int = num(50, ge=1)
+    cycles: int = num(50, ge=1, le=MAX_CYCLES)
     seed: int = num(0, ge=0)
     agents: int = num(8, ge=1)  # independent agents simulated as one batch
     content_dim: int = num(8, ge=2)  # D: length of every proposal and broadcast vector
@@ -97,7 +100,8 @@ class PhiConfig:
     measure: Literal["phi_r", "phi_wms"] = "phi_r"
     lag: int = num(1, ge=1)
     window: int = num(12, ge=3)  # trailing cycles per per-cycle estimate
-    shrinkage: Optional[str] = "ledoit-wolf"
+    shrinkage: Optional[str] = None
+    centre: Literal["auto", "agent", "pooled"] = "auto"  # auto: per agent for >= 5 agents (cognition.phi.estimate)
     bootstrap: int = num(200, ge=0)
     surrogates: int = num(200, ge=0)
     confidence: float = num(0.95, gt=0.0, lt=1.0)
@@ -121,6 +125,7 @@ class RuntimeConfig:
     batch: Optional[int] = None  # agents per launch; None = all agents at once
     max_retries: int = num(3, ge=0)  # OOM retries per cycle, batch halved each time
     min_batch: int = num(1, ge=1)
+    regrow_after_cycles: Optional[int] = num(25, ge=1)  # good cycles before a lowered batch doubles; null: never
     checkpoint_every_percent: float = num(10.0, gt=0.0, le=100.0)
     checkpoint_every_seconds: float = num(600.0, gt=0.0)
     keep_checkpoints: int = num(3, ge=1)
@@ -165,7 +170,9 @@ def read_yaml(path: Path, what: str) -> dict:
     if not path.is_file():
         raise ConfigError(what, str(path), "an existing YAML file")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = load_yaml(path.read_text())
+    except DuplicateKeyError as exc:
+        raise ConfigError(what, str(path), f"YAML without repeated keys: {exc}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(what, str(path), f"valid YAML ({first})") from None
@@ -190,6 +197,9 @@ def _validate_cross_fields(cfg: Config) -> None:
         raise ConfigError("modules.enabled", [], "at least one module")
     if cfg.phi.shrinkage not in PHI_SHRINKAGE:
         raise ConfigError("phi.shrinkage", cfg.phi.shrinkage, "null or 'ledoit-wolf'")
+    if cfg.phi.shrinkage == "ledoit-wolf" and cfg.phi.centre != "pooled":
+        raise ConfigError("phi.shrinkage", cfg.phi.shrinkage,
+                          "null with per-agent centring; 'ledoit-wolf' needs phi.centre: pooled")
     if cfg.phi.window <= cfg.phi.lag:
         raise ConfigError("phi.window", cfg.phi.window, f"more cycles than phi.lag ({cfg.phi.lag})")
     if cfg.quantum.mode != "disabled":
@@ -199,23 +209,31 @@ def _validate_cross_fields(cfg: Config) -> None:
             if name in cfg.modules.enabled and width > cap and cfg.quantum.on_cap_exceeded == "error":
                 raise ConfigError(f"modules.{name}.qubits", width,
                                   f"at most the qubit cap {cap} (or quantum.on_cap_exceeded: reduce)")
+    if cfg.workspace.capacity > len(cfg.modules.enabled):
+        raise ConfigError("workspace.capacity", cfg.workspace.capacity,
+                          f"at most the number of enabled modules ({len(cfg.modules.enabled)})")
     if cfg.runtime.batch is not None and cfg.runtime.batch < 1:
         raise ConfigError("runtime.batch", cfg.runtime.batch, "null or an integer >= 1")
 
 
 def load_config(preset: str | None = None, path: str | Path | None = None,
                 overrides: dict | None = None) -> Config:
-    """Defaults < preset < file < overrides, validated; raises ConfigError."""
-    data: dict = {}
+    """Defaults < preset < file < overrides, each layer validated on its own, then the merge;
+    raises ConfigError."""
+    layers = []
     if preset is not None:
         presets = available_presets()
         if preset not in presets:
             raise ConfigError("--preset", preset, "one of " + ", ".join(presets))
-        data = _merge(data, read_yaml(CONFIG_DIR / f"{preset}.yaml", "--preset"))
+        layers.append(read_yaml(CONFIG_DIR / f"{preset}.yaml", "--preset"))
     if path is not None:
-        data = _merge(data, read_yaml(Path(path), "--config"))
+        layers.append(read_yaml(Path(path), "--config"))
     if overrides:
-        data = _merge(data, overrides)
+        layers.append(overrides)
+    data: dict = {}
+    for layer in layers:
+        from_dict(Config, layer)  # a later layer must not hide a bad section of an earlier one
+        data = _merge(data, layer)
     cfg = from_dict(Config, data)
     _validate_cross_fields(cfg)
     return cfg

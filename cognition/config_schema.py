@@ -1,18 +1,47 @@
-"""Typed-dataclass validation used by the configuration: types, bounds, unknown keys.
+"""Typed-dataclass validation used by the configuration: types, bounds, unknown keys, YAML.
 
 ``from_dict(cls, data)`` builds a frozen dataclass from a plain mapping (from YAML),
 raising :class:`ConfigError` (field, value, what is allowed) on the first problem.
-Bounds come from field metadata set with :func:`num`.
+Bounds come from field metadata set with :func:`num`; numbers must be finite
+(YAML's ``.inf`` and ``.nan`` are refused). :func:`load_yaml` refuses a mapping
+that repeats a key, where PyYAML would silently keep the last value.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import field
 from typing import Any, Literal
 
+import yaml
+
 from cognition.errors import ConfigError
+
+
+class DuplicateKeyError(ValueError):
+    """A YAML mapping names a key twice; the message says which key and on which lines."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    def construct_mapping(self, node, deep=False):
+        first_line: dict = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *anchor` merges are explicit overrides, not repeats
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, typing.Hashable) and key in first_line:
+                raise DuplicateKeyError(f"key {key!r} appears twice in one mapping (lines {first_line[key]} "
+                                        f"and {line}); YAML would keep only the last")
+            first_line.setdefault(key, line)
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str):
+    """``yaml.safe_load`` that raises :class:`DuplicateKeyError` for a repeated key."""
+    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 def num(default, *, ge=None, gt=None, le=None, lt=None):
@@ -38,7 +67,7 @@ def _describe(tp) -> str:
         return "null"
     if origin is tuple:
         return "a list"
-    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(tp, str(tp))
+    return {int: "an integer", float: "a finite number", bool: "true or false", str: "a string"}.get(tp, str(tp))
 
 
 def _coerce(value, tp, name: str):
@@ -74,14 +103,21 @@ def _coerce(value, tp, name: str):
             return value
         raise ConfigError(name, value, "an integer")
     if tp is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value):
             return float(value)
-        raise ConfigError(name, value, "a number")
+        raise ConfigError(name, value, "a finite number")
     if tp is str:
         if isinstance(value, str):
             return value
         raise ConfigError(name, value, "a string")
     raise TypeError(f"unsupported config type {tp!r} for {name}")
+
+
+def _finite(value) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def _check_bounds(value, meta: dict, name: str) -> None:

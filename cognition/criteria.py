@@ -22,8 +22,9 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
         whole = phi_summary.get("whole_run") or {}
         p = (whole.get("p_value") or {}).get(cfg.phi.measure)
         passed = p is not None and p < c.alpha
-        out.append({"name": "Phi distinguishable from the null model", "passed": passed, "value": p,
-                    "required": f"surrogate p-value < {c.alpha}" + (" (needs phi.surrogates > 0)"
+        out.append({"name": "integrated: every bipartition crossed by coupling (trial-shuffling test)",
+                    "passed": passed, "value": p,
+                    "required": f"p-value < {c.alpha}" + (" (needs phi.surrogates > 0)"
                                                                       if cfg.phi.surrogates == 0 else "")})
     if not c.allow_classical_fallback:
         cpu_fallback = bool(provenance["device"].get("fell_back")) and not cfg.runtime.allow_cpu_fallback

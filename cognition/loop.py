@@ -9,21 +9,20 @@ One cycle, for a batch of agents (leading dimension of every tensor):
 3. modules learn from the broadcast; the loop records every unit's signal
    and updates Phi over a trailing window.
 
-The system's units for Phi are two summary signals per node of the wiring
-graph (docs/architecture.md, "Units of Phi"):
-
-* each module: its salience, and the alignment mean_d(content * b_{t-1});
-* the workspace: the winning bid max_m softmax(salience / T)_m (before the
-  capacity limit, which would pin it to 1), and the broadcast mean.
-
-With M modules that is n = 2 (M + 1) units (8 for the default architecture):
-few enough that a covariance over a short run of a handful of agents is
-estimable (with Ledoit-Wolf shrinkage), many enough to have a nontrivial
-minimum-information bipartition.
+The system's units for Phi are state variables of the nodes of the wiring graph,
+none a deterministic function of the others at the same cycle (docs/architecture.md,
+"Units of Phi"): each module declares its own (``CognitiveModule.unit_signals``; by
+default its salience and the alignment of its proposal with the broadcast it read; the
+hybrid module its decision p_act), and the workspace adds two coordinates of its
+broadcast state. For the default architecture that is n = 7 units.
 
 The loop is pure with respect to its state: :meth:`step` takes a
 :class:`LoopState` and returns a new one, so a cycle can be retried from the
-state before it and a run resumed from a checkpoint bit for bit.
+state before it and a run resumed from a checkpoint bit for bit. The loop keeps
+no history: :meth:`step` is handed the trailing window of unit signals that the
+per-cycle Phi needs and returns the new cycle's signals; the runner records them
+(:mod:`cognition.runtime.unit_history`), so a cycle costs the same however long
+the run.
 """
 from __future__ import annotations
 
@@ -38,8 +37,10 @@ from cognition.modules.base import cast_floats, cat_trees, compile_kernels, slic
 from cognition.streams import AgentStreams
 from cognition.workspace import SharedWorkspace, execution_order, wiring_graph
 
-UNIT_SIGNALS = ("salience", "alignment")
-WORKSPACE_SIGNALS = ("winning_bid", "broadcast_mean")
+# The workspace's units: two coordinates of its broadcast state b_t (its mean over the content
+# dimensions, and the contrast between even and odd dimensions). The winning bid is not one: it
+# is a function of the modules' saliences at the same cycle.
+WORKSPACE_SIGNALS = ("broadcast_mean", "broadcast_contrast")
 SAMPLES_PER_UNIT = 4  # pooled samples per unit a per-cycle Phi estimate asks for
 
 
@@ -50,7 +51,6 @@ class LoopState:
     cycle: int
     broadcast: torch.Tensor  # (agents, D)
     modules: dict  # module name -> State
-    units: np.ndarray  # (agents, cycles, n_units) float64, filled up to ``cycle``
 
 
 @dataclass
@@ -73,7 +73,7 @@ class IntegrationLoop:
         self.graph = wiring_graph(modules)
         self.order = execution_order(self.graph, self.declared)
         self.workspace = SharedWorkspace(cfg.workspace, self.declared)
-        self.unit_names = [f"{m}.{s}" for m in self.declared for s in UNIT_SIGNALS] + \
+        self.unit_names = [f"{m.name}.{s}" for m in modules for s in m.unit_signals] + \
                           [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
         self.agents = np.arange(cfg.run.agents)
 
@@ -104,8 +104,7 @@ class IntegrationLoop:
         init = AgentStreams(self.cfg.run.seed, self.agents, "init", 0)
         b0 = torch.as_tensor(0.5 * init.normal(D), dtype=self.dtype, device=self.device)
         states = {n: m.init_state(self.agents, init) for n, m in self.modules.items()}
-        units = np.full((len(self.agents), self.cfg.run.cycles, self.n_units), np.nan)
-        return LoopState(0, b0, states, units)
+        return LoopState(0, b0, states)
 
     def _chunk(self, state: LoopState, index: slice, cycle: int):
         """Run one cycle for the agents ``index``; return (broadcast, module states, signals, proposals)."""
@@ -123,20 +122,27 @@ class IntegrationLoop:
         bc = self.workspace.compete(proposals, b_prev)
         for name in self.declared:
             new_states[name] = self.modules[name].learn(new_states[name], bc.content)
-        signals = [torch.stack([p.salience, (p.content * b_prev).mean(dim=1)], dim=1)
-                   for p in proposals.values()]
-        signals.append(torch.stack([bc.bids.max(dim=1).values, bc.content.mean(dim=1)], dim=1))
+        signals = [self.modules[n].units(p, b_prev) for n, p in proposals.items()]
+        contrast = (bc.content[:, 0::2].sum(dim=1) - bc.content[:, 1::2].sum(dim=1)) / bc.content.shape[1]
+        signals.append(torch.stack([bc.content.mean(dim=1), contrast], dim=1))
         per_agent = {"winner": bc.winner, **{f"{n}.salience": p.salience for n, p in proposals.items()},
                      **{f"{n}.{k}": v for n, p in proposals.items() for k, v in p.extras.items()}}
         return bc.content, new_states, torch.cat(signals, dim=1), per_agent
 
-    def step(self, state: LoopState, batch: int | None = None) -> tuple[LoopState, CycleRecord]:
-        """Advance one cycle, ``batch`` agents per launch (None: all at once), and update Phi."""
-        new_state, per_agent = self.advance(state, batch)
-        return new_state, self._record(new_state.cycle, per_agent, new_state.units)
+    def step(self, state: LoopState, window: np.ndarray | None, batch: int | None = None
+             ) -> tuple[LoopState, CycleRecord, np.ndarray]:
+        """Advance one cycle, ``batch`` agents per launch (None: all at once), and update Phi.
 
-    def advance(self, state: LoopState, batch: int | None = None) -> tuple[LoopState, dict]:
-        """The cycle without Phi: modules, workspace, learning, unit signals."""
+        window: the unit signals of the cycles before this one, (agents, k, n_units) float64,
+        oldest first; Phi needs the last ``phi_window - 1`` of them (None or fewer: no Phi yet).
+        Returns the new state, the cycle's record and its signals (agents, n_units) float64.
+        """
+        new_state, per_agent, signals = self.advance(state, batch)
+        return new_state, self._record(new_state.cycle, per_agent, window, signals), signals
+
+    def advance(self, state: LoopState, batch: int | None = None) -> tuple[LoopState, dict, np.ndarray]:
+        """The cycle without Phi: modules, workspace, learning; returns the state, the per-agent
+        diagnostics and the unit signals (agents, n_units) float64."""
         cycle = state.cycle + 1
         A = len(self.agents)
         batch = A if batch is None else max(1, min(batch, A))
@@ -145,30 +151,30 @@ class IntegrationLoop:
         modules = {n: cat_trees([p[1][n] for p in parts]) for n in self.declared}
         signals = torch.cat([p[2] for p in parts]).detach().cpu().double().numpy()
         per_agent = cat_trees([p[3] for p in parts])
-        units = state.units.copy()
-        units[:, cycle - 1, :] = signals
-        return LoopState(cycle, broadcast, modules, units), per_agent
+        return LoopState(cycle, broadcast, modules), per_agent, signals
 
-    def _record(self, cycle: int, per_agent: dict, units: np.ndarray) -> CycleRecord:
+    def _record(self, cycle: int, per_agent: dict, window, signals: np.ndarray) -> CycleRecord:
         winners = per_agent["winner"].cpu().numpy()
         share = {n: float(np.mean(winners == i)) for i, n in enumerate(self.declared)}
         means = {k: float(v.double().mean()) for k, v in per_agent.items() if k != "winner"}
         salience = {k.split(".")[0]: v for k, v in means.items() if k.endswith(".salience")}
         extras = {k: v for k, v in means.items() if not k.endswith(".salience")}
         try:
-            phi_now, note = self.phi_at(units, cycle), None
+            phi_now, note = self.phi_at(window, signals), None
         except ValueError as exc:  # e.g. a unit constant over the window: Phi undefined, not a crash
             phi_now, note = None, str(exc)
         return CycleRecord(cycle, salience, share, extras, phi=phi_now, phi_note=note)
 
-    def phi_at(self, units: np.ndarray, cycle: int) -> dict | None:
-        """Phi over the trailing window ending at ``cycle`` (None while the window fills)."""
+    def phi_at(self, window: np.ndarray | None, signals: np.ndarray) -> dict | None:
+        """Phi over the trailing ``phi_window`` cycles ending with ``signals`` (None while it fills)."""
         from cognition import phi
 
         W = self.phi_window
-        if cycle < W:
+        if window is None or window.shape[1] < W - 1:
             return None
-        X = units[:, cycle - W:cycle, :]
-        r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage)
+        X = np.concatenate([window[:, window.shape[1] - (W - 1):], signals[:, None, :]], axis=1)
+        # the per-cycle series is descriptive and matches estimate_windows (the report's bands): pooled
+        # centring; the calibrated per-agent estimator is the whole-run headline (cognition/analysis.py)
+        r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage, centre="pooled")
         return {"phi_wms": r.phi_wms, "phi_r": r.phi_r, "tdmi": r.tdmi,
                 "mib": [list(r.mib[0]), list(r.mib[1])]}

@@ -31,9 +31,13 @@ PLOTS = {"phi": "phi_over_cycles.png", "mib": "mib.png", "workspace": "salience.
 
 
 def build(*, status: str, message: str, phi_summary: dict, criteria: list[dict], provenance: dict,
-          retries: list[dict], records: list[dict], telemetry_summary: dict, cfg=None, units=None) -> dict:
-    """report.json's content. With ``cfg`` and ``units`` (agents, >= cycles, n_units) it also holds
-    ``phi_bands``: the per-cycle bootstrap and null bands (:mod:`cognition.reporting.bands`)."""
+          retries: list[dict], records, telemetry_summary: dict, cfg=None, units=None,
+          events: list[dict] | None = None) -> dict:
+    """report.json's content. ``records``: the per-cycle records (a list, or metrics.jsonl streamed by
+    :class:`cognition.runfiles.RunRecords`). ``events``: what the runtime recovered from or changed
+    (resumes, skipped or discarded checkpoints, a batch grown back), for "Retries and fallbacks".
+    With ``cfg`` and ``units`` (agents, >= cycles, n_units) it also holds ``phi_bands``: the
+    per-cycle bootstrap and null bands (:mod:`cognition.reporting.bands`)."""
     interference = [r["extras"].get("hybrid.interference") for r in records]
     interference = [v for v in interference if v is not None]
     report = {
@@ -45,6 +49,7 @@ def build(*, status: str, message: str, phi_summary: dict, criteria: list[dict],
         "phi": phi_summary,
         "hybrid": {"mean_interference": (sum(interference) / len(interference)) if interference else None},
         "retries": retries,
+        "recovery": list(events or []),
         "components": {n: d["backend"] for n, d in provenance["components"].items()},
         "classical_components": provenance["classical_components"],
         "telemetry": telemetry_summary,
@@ -56,17 +61,16 @@ def build(*, status: str, message: str, phi_summary: dict, criteria: list[dict],
     return report
 
 
-def write(run_dir: Path, report: dict, records: list[dict]) -> list[Path]:
+def write(run_dir: Path, report: dict, records) -> list[Path]:
     """Write report.json, the PNG plots, report.md and report.html into ``run_dir``; return the PNGs.
 
-    Reads config.yaml and provenance.json from ``run_dir`` (the session has written them).
+    ``records`` as metrics.jsonl holds them (read back from it), so that a rebuild from the
+    directory draws the same report. Reads config.yaml and provenance.json from ``run_dir``.
     """
     from cognition.reporting import document, plots, sections
     from cognition.rundir import write_json
 
     run_dir = Path(run_dir)
-    # exactly what metrics.jsonl holds (sorted keys), so that a rebuild from the directory draws the same report
-    records = json.loads(json.dumps(records, sort_keys=True))
     provenance = json.loads((run_dir / "provenance.json").read_text())
     config = yaml.safe_load((run_dir / "config.yaml").read_text())
     write_json(run_dir / "report.json", report)

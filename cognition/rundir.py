@@ -1,108 +1,138 @@
-"""Run directories: one per run, never reused, safe against concurrent starts.
+"""Run directories: one per run, never reused, claimed atomically, locked while in use.
 
 Layout of a run directory::
 
-    config.yaml        resolved configuration (everything that made the numbers)
+    .lock              advisory lock held by the process running or resuming it (cognition.runtime.lock)
+    config.yaml        resolved configuration (everything that made the numbers); its presence is the claim
     provenance.json    versions, git SHA, seed, device, backend of each module
-    metrics.jsonl      one JSON object per cycle
-    units.npy          the unit signals Phi is computed from, (agents, cycles, units) float64
+    metrics.jsonl      one JSON object per cycle, appended
+    unit_history.npy   the unit signals Phi is computed from, (cycles, agents, units) float64, appended
     checkpoints/       atomic checkpoints (see cognition.runtime.checkpoint)
-    report.json, report.md, *.png
+    report.json, report.md, report.html, *.png
+
+A new run locks the directory, then writes ``config.yaml`` atomically (temporary file,
+fsync, rename, fsync of the directory): that rename is the claim. Killed at any instant
+before it, the directory holds at most start-up leftovers (:data:`STARTUP_LEFTOVERS`) and
+is reused by the next ``--out`` to it; killed at any instant after, ``--resume`` continues it.
 """
 from __future__ import annotations
 
 import json
-import os
 import secrets
+import shutil
 import time
 from pathlib import Path
 
 import yaml
 
 from cognition.errors import UsageError
+from cognition.runtime.checkpoint import atomic_write
+from cognition.runtime.lock import LOCK_NAME, RunDirLock
 
-CLAIM = ".claimed"
-RUN_FILES = ("config.yaml", "provenance.json", "metrics.jsonl")
-
-
-def _claim(path: Path) -> None:
-    """Mark ``path`` as taken; O_EXCL makes two concurrent claims impossible."""
-    try:
-        fd = os.open(path / CLAIM, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        raise UsageError(f"--out {path}: already used by another run; choose a new directory") from None
-    with os.fdopen(fd, "w") as fh:
-        fh.write(f"{os.getpid()} {time.time()}\n")
+CONFIG = "config.yaml"
+# what a start killed before its claim can leave: the lock file, a temporary file of the atomic
+# config.yaml write ('.tmp-*'), and the claim marker and temporary names of older versions
+STARTUP_LEFTOVERS = (LOCK_NAME, ".claimed", "config.yaml.tmp")
 
 
-def create_run_dir(out: str | Path | None, label: str, root: str | Path = "runs") -> Path:
-    """Create a fresh run directory: ``out`` itself, or ``root/<time>-<label>-<random>``.
+def _is_leftover(entry: Path) -> bool:
+    if entry.name in STARTUP_LEFTOVERS or entry.name.startswith(".tmp-"):
+        return True
+    return entry.name == "checkpoints" and entry.is_dir() and not any(entry.iterdir())
 
-    An existing ``out`` is accepted only when empty; anything else is a
-    UsageError and nothing is written.
+
+def run_dir_state(path: str | Path) -> str:
+    """``missing``; ``reusable`` (empty, or only start-up leftovers); ``run`` (claimed: it has
+    config.yaml, so --resume continues it); ``foreign`` (anything else, or not a directory)."""
+    path = Path(path)
+    if not path.exists():
+        return "missing"
+    if not path.is_dir():
+        return "foreign"
+    if (path / CONFIG).is_file():
+        return "run"
+    return "reusable" if all(_is_leftover(e) for e in path.iterdir()) else "foreign"
+
+
+def _refuse_used(path: Path) -> None:
+    state = run_dir_state(path)
+    if state == "run":
+        raise UsageError(f"--out {path}: already holds a run (config.yaml); a run directory is never reused: "
+                         f"continue it with --resume {path}, or choose a new directory")
+    if state == "foreign":
+        raise UsageError(f"--out {path}: directory is not empty (a run directory is never reused)")
+
+
+def _claim(path: Path, config: dict) -> None:
+    """Under the lock: refuse a used directory, clear start-up leftovers, write config.yaml."""
+    _refuse_used(path)
+    for entry in path.iterdir():
+        if entry.name != LOCK_NAME:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    write_yaml(path / CONFIG, config)
+
+
+def create_run_dir(out: str | Path | None, label: str, config: dict, root: str | Path = "runs"
+                   ) -> tuple[Path, RunDirLock]:
+    """Claim a fresh run directory, ``out`` itself or ``root/<time>-<label>-<random>``, for ``config``.
+
+    Returns the directory and its lock (held until the caller releases it or exits). An
+    existing ``out`` is accepted when empty or holding only start-up leftovers; anything
+    else is a UsageError and nothing is written.
     """
     if out is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = Path(root) / f"{stamp}-{label}-{secrets.token_hex(3)}"
     else:
         path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--out {path}: exists and is not a directory")
+    _refuse_used(path)  # before a lock file is created in it; checked again under the lock
     try:
-        if path.exists():
-            if not path.is_dir():
-                raise UsageError(f"--out {path}: exists and is not a directory")
-            if any(path.iterdir()):
-                raise UsageError(f"--out {path}: directory is not empty (a run directory is never reused)")
-        else:
-            path.mkdir(parents=True)
-        _claim(path)
+        path.mkdir(parents=True, exist_ok=True)
+        lock = RunDirLock(path, "--out").acquire()
     except PermissionError:
         raise UsageError(f"--out {path}: not writable (permission denied)") from None
     except OSError as exc:
         raise UsageError(f"--out {path}: cannot create it ({exc.strerror or exc})") from None
-    return path
+    try:
+        _claim(path, config)
+    except BaseException:
+        lock.release()
+        raise
+    return path, lock
 
 
 def check_resumable(path: str | Path) -> Path:
+    """A directory ``--resume`` can continue (it has config.yaml); UsageError (one line) otherwise."""
     path = Path(path)
     if not path.is_dir():
         raise UsageError(f"--resume {path}: not a directory")
-    missing = [f for f in ("config.yaml", "provenance.json") if not (path / f).is_file()]
-    if missing or not (path / CLAIM).is_file():
-        raise UsageError(f"--resume {path}: not a hybrid-cognition run directory (missing {', '.join(missing) or CLAIM})")
+    state = run_dir_state(path)
+    if state == "reusable":
+        raise UsageError(f"--resume {path}: not a hybrid-cognition run directory yet (no {CONFIG}: empty, or "
+                         f"a start killed before its claim): nothing to continue; start a run in it with --out {path}")
+    if state != "run":
+        raise UsageError(f"--resume {path}: not a hybrid-cognition run directory (missing {CONFIG})")
+    if (path / "checkpoints").exists() and not (path / "checkpoints").is_dir():
+        raise UsageError(f"--resume {path}: {path / 'checkpoints'} is not a directory; move it away")
     return path
 
 
 def write_json(path: Path, data) -> None:
-    """Write JSON atomically (temp file, fsync, rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as fh:
-        json.dump(data, fh, indent=2, sort_keys=True, default=_jsonable)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write JSON atomically (temp file, fsync, rename, fsync of the directory)."""
+    text = json.dumps(data, indent=2, sort_keys=True, default=jsonable) + "\n"
+    atomic_write(path, text.encode())
 
 
 def write_yaml(path: Path, data) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(yaml.safe_dump(data, sort_keys=False))
-    os.replace(tmp, path)
+    """Write YAML atomically (temp file, fsync, rename, fsync of the directory)."""
+    atomic_write(path, yaml.safe_dump(data, sort_keys=False).encode())
 
 
-def _jsonable(obj):
+def jsonable(obj):
     if hasattr(obj, "tolist"):
         return obj.tolist()
     if hasattr(obj, "item"):
         return obj.item()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
-
-
-def write_metrics(path: Path, records: list[dict]) -> None:
-    """Rewrite metrics.jsonl from records (used on resume), atomically."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec, sort_keys=True, default=_jsonable) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)

@@ -1,10 +1,13 @@
 """Run an IntegrationLoop inside a run directory, and keep it alive.
 
-The runner owns everything that is not science: the metrics file, OOM
-recovery (retry the failing cycle from the state before it with half the
-agents per launch), checkpoints (every N % of the run, on a timer, and on
-SIGTERM/SIGINT), and resume. The science in :mod:`cognition.loop` never sees
-any of it.
+The runner owns everything that is not science: the per-cycle files
+(:mod:`cognition.runfiles`), OOM recovery (retry the failing cycle from the state
+before it with half the agents per launch, and double the batch again after a run of
+good cycles), checkpoints (at cycle 0, every N % of the run, on a timer, on
+SIGTERM/SIGINT) and resume. The science in :mod:`cognition.loop` never sees any of it.
+
+A checkpoint holds the loop's state, the RNG states and how far the files reach
+(offsets), never the history itself, so it has the same size at every cycle.
 """
 from __future__ import annotations
 
@@ -17,48 +20,45 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from cognition.loop import IntegrationLoop, LoopState
-from cognition.rundir import write_metrics
+from cognition.runfiles import RunFiles
 from cognition.runtime.checkpoint import (CheckpointError, CheckpointStore, capture_rng_states,
                                           restore_rng_states)
 from cognition.runtime.oom import classify_oom, free_memory, next_batch, oom_advice
+from cognition.runtime.stop import RunStopped, StopNow, StopRequest, resume_command, stopped_message
+from cognition.runtime.unit_history import UnitWindow
 
-CHECKPOINT_FORMAT = "hybrid-cognition/loop-state/1"
+CHECKPOINT_FORMAT = "hybrid-cognition/loop-state/2"
+
+
+@dataclass
+class Progress:
+    """What a checkpoint carries besides the loop state; its size does not grow per cycle."""
+
+    retries: list = field(default_factory=list)  # every OOM retry
+    events: list = field(default_factory=list)  # recoveries and batch changes, for the report
+    batch: int | None = None  # agents per launch now (None: all)
+    good_cycles: int = 0  # cycles without a retry since the batch was last lowered or raised
+
+
+@dataclass
+class Start:
+    state: LoopState
+    progress: Progress
+    offsets: dict  # metrics_bytes, history_cycles
+    resumed_from: int | None = None  # the checkpoint's cycle; None for a fresh start
+    skipped: list = field(default_factory=list)  # checkpoints that failed to verify, and why
+    discard: list = field(default_factory=list)  # newer checkpoint cycles to delete
+    orphans: list = field(default_factory=list)  # checkpoint files without a marker
 
 
 @dataclass
 class RunOutcome:
     status: str  # "completed", "interrupted" or "failed"
     cycles_done: int
-    records: list[dict]
-    units: np.ndarray
-    retries: list[dict] = field(default_factory=list)
+    retries: list
+    events: list
     message: str = ""
-
-
-class _StopRequest:
-    """Turns SIGTERM/SIGINT into a flag checked between cycles."""
-
-    def __init__(self):
-        self.signum = None
-        self._previous = {}
-
-    def __enter__(self):
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            try:
-                self._previous[sig] = signal.signal(sig, self._handle)
-            except ValueError:  # not the main thread: leave signals alone
-                pass
-        return self
-
-    def _handle(self, signum, frame):
-        self.signum = signum
-
-    def __exit__(self, *exc):
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
 
 
 def config_hash(cfg) -> str:
@@ -67,31 +67,47 @@ def config_hash(cfg) -> str:
     return hashlib.sha256(json.dumps(science, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def event(cycle: int, kind: str, detail: str) -> dict:
+    return {"cycle": cycle, "kind": kind, "detail": detail}
+
+
 class Runner:
     def __init__(self, cfg, loop: IntegrationLoop, run_dir: Path, *, faults=None, telemetry=None,
                  progress=None):
         self.cfg, self.loop, self.run_dir = cfg, loop, Path(run_dir)
         self.faults, self.telemetry, self.progress = faults, telemetry, progress
         self.store = CheckpointStore(self.run_dir, keep=cfg.runtime.keep_checkpoints)
-        self.metrics_path = self.run_dir / "metrics.jsonl"
-        cycles = cfg.run.cycles
-        self.checkpoint_every = max(1, math.ceil(cycles * cfg.runtime.checkpoint_every_percent / 100.0))
+        self.files = RunFiles(self.run_dir, len(loop.agents), loop.n_units)
+        self.checkpoint_every = max(1, math.ceil(cfg.run.cycles * cfg.runtime.checkpoint_every_percent / 100.0))
+        self.last_checkpoint: int | None = None  # cycle of the newest checkpoint known good
 
-    # -- checkpoints -------------------------------------------------------
-    def _payload(self, state: LoopState, records: list[dict], retries: list[dict], batch) -> dict:
-        return {"format": CHECKPOINT_FORMAT, "config_hash": config_hash(self.cfg),
-                "cycle": state.cycle, "broadcast": state.broadcast.cpu(),
-                "modules": {n: {k: v.cpu() for k, v in s.items()} for n, s in state.modules.items()},
-                "units": state.units, "records": records, "retries": retries, "batch": batch,
-                "rng_note": "science draws are counter-based (cognition.streams); global RNGs saved for completeness",
-                "rng": capture_rng_states()}
+    # -- starting ----------------------------------------------------------
+    def fresh(self) -> Start:
+        return Start(self.loop.initial_state(), Progress(batch=self.cfg.runtime.batch),
+                     {"metrics_bytes": 0, "history_cycles": 0})
 
-    def restore(self) -> tuple[LoopState, list, list, int | None]:
-        """Load the newest checkpoint that verifies; CheckpointError (one line) when none does."""
-        payload, _ = self.store.load_latest()
-        return self._restore(payload)
+    def restore(self) -> Start | None:
+        """The newest checkpoint that verifies, checked against the files; reads only.
 
-    def _restore(self, payload: dict) -> tuple[LoopState, list, list, int | None]:
+        None when the run wrote nothing yet (killed before its cycle-0 checkpoint).
+        CheckpointError (one line) when no checkpoint verifies, or when cycles were written
+        but no checkpoint is left to continue them from.
+        """
+        if not self.store.cycles():
+            written = self.files.written() + [f"checkpoints/{n}" for n in self.store.orphans()]
+            if written:
+                raise CheckpointError(f"no completed checkpoint, but the run wrote {', '.join(written)}; "
+                                      "refusing to start over them (move them away to start again from cycle 0)")
+            return None
+        payload, cycle = self.store.load_latest()
+        start = self._from_payload(payload)
+        self.files.check(start.offsets["metrics_bytes"], cycle)
+        start.skipped = list(self.store.skipped)
+        start.discard = [c for c in self.store.cycles() if c > cycle]
+        start.orphans = self.store.orphans()
+        return start
+
+    def _from_payload(self, payload: dict) -> Start:
         if payload.get("format") != CHECKPOINT_FORMAT:
             raise CheckpointError(f"checkpoint format {payload.get('format')!r} is not {CHECKPOINT_FORMAT!r}")
         if payload.get("config_hash") != config_hash(self.cfg):
@@ -99,33 +115,62 @@ class Runner:
         dev, dt = self.loop.device, self.loop.dtype
         modules = {n: {k: v.to(device=dev, dtype=dt) if v.is_floating_point() else v.to(dev)
                        for k, v in s.items()} for n, s in payload["modules"].items()}
-        state = LoopState(int(payload["cycle"]), payload["broadcast"].to(device=dev, dtype=dt), modules,
-                          np.asarray(payload["units"], dtype=np.float64))
+        state = LoopState(int(payload["cycle"]), payload["broadcast"].to(device=dev, dtype=dt), modules)
         restore_rng_states(payload["rng"])
-        self.store.discard_newer_than(state.cycle)
-        return state, list(payload["records"]), list(payload["retries"]), payload["batch"]
+        progress = Progress(list(payload["retries"]), list(payload["events"]), payload["batch"],
+                            int(payload["good_cycles"]))
+        offsets = {"metrics_bytes": int(payload["metrics_bytes"]), "history_cycles": state.cycle}
+        return Start(state, progress, offsets, resumed_from=state.cycle)
 
-    def _checkpoint(self, state, records, retries, batch) -> None:
-        self.store.save(self._payload(state, records, retries, batch), cycle=state.cycle)
+    def prepare(self, start: Start) -> list[str]:
+        """Make the files match ``start`` (the first writes of a run or resume); return what a
+        resume discarded or dropped, one note each (also recorded as events for the report)."""
+        if start.resumed_from is None:
+            self.files.create()
+            self._checkpoint(start.state, start.progress)
+            return []
+        cycle, events = start.resumed_from, start.progress.events
+        notes = [f"skipped checkpoint {s}" for s in start.skipped]
+        gone = self.store.discard(start.discard, start.orphans)
+        notes += [f"discarded checkpoint {name} (newer than cycle {cycle}, or without a completion marker)"
+                  for name in gone]
+        lines, rows = self.files.reopen(start.offsets["metrics_bytes"], cycle)
+        if lines or rows:
+            notes.append(f"dropped {lines} metrics lines and {rows} unit-history cycles written after cycle {cycle}")
+        notes.append(f"resumed from the checkpoint of cycle {cycle}")
+        events += [event(cycle, "resume", n) for n in notes]
+        self.last_checkpoint = cycle
+        return notes
+
+    # -- checkpoints -------------------------------------------------------
+    def _checkpoint(self, state: LoopState, progress: Progress) -> None:
+        offsets = self.files.commit()
+        payload = {"format": CHECKPOINT_FORMAT, "config_hash": config_hash(self.cfg), "cycle": state.cycle,
+                   "broadcast": state.broadcast.cpu(),
+                   "modules": {n: {k: v.cpu() for k, v in s.items()} for n, s in state.modules.items()},
+                   "retries": progress.retries, "events": progress.events, "batch": progress.batch,
+                   "good_cycles": progress.good_cycles, "metrics_bytes": offsets["metrics_bytes"],
+                   "rng_note": "science draws are counter-based (cognition.streams); global RNGs saved too",
+                   "rng": capture_rng_states()}
+        self.store.save(payload, cycle=state.cycle)
+        self.last_checkpoint = state.cycle
 
     # -- one cycle with OOM recovery --------------------------------------
-    def _attempt(self, state: LoopState, batch, attempt: int):
-        if self.faults is not None:
-            self.faults.maybe_raise(state.cycle + 1, attempt)
-        return self.loop.step(state, batch)
-
-    def _step_with_retries(self, state: LoopState, batch, retries: list[dict]):
+    def _step_with_retries(self, state: LoopState, window, progress: Progress):
         """Run the next cycle; on an OOM-like error retry it from ``state`` with half the batch.
 
-        Returns (state, record, batch, failure): failure is None, or (kind, exc) when
-        every try failed.
+        Returns (state, record, signals, failure): failure is None, or (kind, exc) when
+        every try failed. Retries are appended to ``progress.retries``; ``progress.batch`` follows.
         """
-        current = len(self.loop.agents) if batch is None else batch
+        current = len(self.loop.agents) if progress.batch is None else progress.batch
         failure = None
         for attempt in range(self.cfg.runtime.max_retries + 1):
             try:
-                new_state, record = self._attempt(state, current, attempt)
-                return new_state, record, current, None
+                if self.faults is not None:
+                    self.faults.maybe_raise(state.cycle + 1, attempt)
+                new_state, record, signals = self.loop.step(state, window, current)
+                progress.batch = current
+                return new_state, record, signals, None
             except Exception as exc:  # noqa: BLE001 - anything not OOM-like is re-raised
                 kind = classify_oom(exc)
                 if kind is None:
@@ -133,54 +178,84 @@ class Runner:
                 free_memory(self.loop.device)
                 # at the floor there is nothing smaller: retry once the cache is freed, same batch
                 smaller = next_batch(current, min(self.cfg.runtime.min_batch, current)) or current
-                retries.append({"cycle": state.cycle + 1, "attempt": attempt + 1, "kind": kind,
-                                "batch_before": current, "batch_after": smaller,
-                                "error": (str(exc).splitlines() or [type(exc).__name__])[0][:200]})
+                progress.retries.append({"cycle": state.cycle + 1, "attempt": attempt + 1, "kind": kind,
+                                         "batch_before": current, "batch_after": smaller,
+                                         "error": (str(exc).splitlines() or [type(exc).__name__])[0][:200]})
+                progress.good_cycles = 0
                 failure, current = (kind, exc), smaller
-        return state, None, current, failure
+        progress.batch = current
+        return state, None, None, failure
+
+    def _regrow(self, progress: Progress, cycle: int, retried: bool) -> None:
+        """After ``runtime.regrow_after_cycles`` good cycles at a lowered batch, double it (up to the
+        configured batch): an OOM fallback is not for the rest of the run."""
+        progress.good_cycles = 0 if retried else progress.good_cycles + 1
+        after, target = self.cfg.runtime.regrow_after_cycles, self.cfg.runtime.batch or len(self.loop.agents)
+        if after is None or progress.batch is None or progress.batch >= target or progress.good_cycles < after:
+            return
+        grown = min(target, 2 * progress.batch)
+        progress.events.append(event(cycle, "batch_regrown", f"agents per launch {progress.batch} -> {grown} "
+                                                             f"after {progress.good_cycles} cycles without a retry"))
+        progress.batch, progress.good_cycles = grown, 0
 
     # -- the run -----------------------------------------------------------
-    def run(self, start: tuple | None = None) -> RunOutcome:
-        """Run to the end; ``start`` is what :meth:`restore` returned, to resume."""
-        if start is None:
-            start = (self.loop.initial_state(), [], [], self.cfg.runtime.batch)
-        state, records, retries, batch = start
-        write_metrics(self.metrics_path, records)
-        last_checkpoint_time = time.monotonic()
-        with _StopRequest() as stop, open(self.metrics_path, "a") as metrics:
-            if self.progress is not None:
-                self.progress.update(state.cycle)
+    def run(self, start: Start, stop: StopRequest) -> RunOutcome:
+        """Run from ``start`` (after :meth:`prepare`) to the end. Any failure other than an OOM that
+        retries cannot cure becomes :class:`~cognition.runtime.stop.RunStopped` (one line)."""
+        state, progress = start.state, start.progress
+        window = UnitWindow(len(self.loop.agents), self.loop.n_units, self.loop.phi_window - 1)
+        window.fill(self.files.tail(window.size))
+        clock = {"checkpoint": time.monotonic(), "cycle_end": time.perf_counter()}
+        if self.progress is not None:
+            self.progress.update(state.cycle)
+        cycle = state.cycle + 1  # the cycle in flight, for the message if it fails
+        try:
             while state.cycle < self.cfg.run.cycles:
-                t0 = time.perf_counter()
-                state_before = state
-                state, record, batch, failure = self._step_with_retries(state, batch, retries)
-                if failure is not None:
-                    self._checkpoint(state_before, records, retries, batch)
-                    return RunOutcome("failed", state.cycle, records, state.units, retries,
-                                      self._advice(failure, batch, state.cycle + 1))
-                rec = self._metrics_record(record, batch, retries, time.perf_counter() - t0)
-                records.append(rec)
-                metrics.write(json.dumps(rec, sort_keys=True) + "\n")
-                metrics.flush()
-                if self.progress is not None:
-                    self.progress.update(1)
-                due = state.cycle % self.checkpoint_every == 0 or state.cycle == self.cfg.run.cycles
-                timer = time.monotonic() - last_checkpoint_time >= self.cfg.runtime.checkpoint_every_seconds
-                if due or timer or stop.signum is not None:
-                    self._checkpoint(state, records, retries, batch)
-                    last_checkpoint_time = time.monotonic()
-                if stop.signum is not None:
-                    name = signal.Signals(stop.signum).name
-                    return RunOutcome("interrupted", state.cycle, records, state.units, retries,
-                                      f"stopped by {name} after cycle {state.cycle}; checkpoint written, "
-                                      f"continue with --resume {self.run_dir}")
-        return RunOutcome("completed", state.cycle, records, state.units, retries)
+                cycle = state.cycle + 1
+                state, stopped = self._cycle(state, progress, window, stop, clock)
+                if stopped is not None:
+                    return stopped
+        except (Exception, StopNow) as exc:
+            raise RunStopped(stopped_message(exc, where=f"in cycle {cycle}",
+                                             last_checkpoint=self.last_checkpoint, run_dir=self.run_dir)) from exc
+        return RunOutcome("completed", state.cycle, progress.retries, progress.events)
 
-    def _metrics_record(self, record, batch, retries, seconds: float) -> dict:
+    def _cycle(self, state: LoopState, progress: Progress, window: UnitWindow, stop: StopRequest, clock: dict):
+        """One cycle, its files and any checkpoint; returns (state, outcome when the run stops here, else None)."""
+        t0, before, n_retries = time.perf_counter(), state, len(progress.retries)
+        state, record, signals, failure = self._step_with_retries(state, window.view(), progress)
+        if failure is not None:
+            self._checkpoint(before, progress)
+            return state, RunOutcome("failed", state.cycle, progress.retries, progress.events,
+                                     self._advice(failure, progress.batch, state.cycle + 1))
+        if self.faults is not None:
+            self.faults.maybe_raise(state.cycle, stage="write")
+        now = time.perf_counter()
+        self.files.append(self._metrics_record(record, progress, progress.retries[n_retries:], now - t0,
+                                               now - clock["cycle_end"]), signals)
+        clock["cycle_end"] = now
+        window.push(signals)
+        self._regrow(progress, state.cycle, retried=len(progress.retries) > n_retries)
+        if self.progress is not None:
+            self.progress.update(1)
+        due = state.cycle % self.checkpoint_every == 0 or state.cycle == self.cfg.run.cycles
+        timer = time.monotonic() - clock["checkpoint"] >= self.cfg.runtime.checkpoint_every_seconds
+        if due or timer or stop.signum is not None:
+            self._checkpoint(state, progress)
+            clock["checkpoint"] = time.monotonic()
+        if stop.signum is None:
+            return state, None
+        return state, RunOutcome("interrupted", state.cycle, progress.retries, progress.events,
+                                 f"stopped by {signal.Signals(stop.signum).name} after cycle {state.cycle}; "
+                                 f"checkpoint written, continue with: {resume_command(self.run_dir)}")
+
+    def _metrics_record(self, record, progress: Progress, retries: list, seconds: float, wall: float) -> dict:
+        """``timing``: ``cycle_s`` the step (with retries and Phi), ``wall_s`` since the previous cycle's
+        record (the step, the files and any checkpoint in between: what a cycle costs)."""
         rec = dataclasses.asdict(record)
-        rec["batch"] = batch
-        rec["retries"] = [r for r in retries if r["cycle"] == record.cycle]
-        rec["timing"] = {"cycle_s": seconds}
+        rec["batch"] = progress.batch
+        rec["retries"] = retries
+        rec["timing"] = {"cycle_s": seconds, "wall_s": wall}
         rec["telemetry"] = self.telemetry.sample() if self.telemetry is not None else {}
         return rec
 
@@ -189,4 +264,4 @@ class Runner:
         advice = oom_advice(kind)
         return (f"cycle {cycle} failed with {kind} on all {self.cfg.runtime.max_retries + 1} tries (agents "
                 f"per launch down to {batch}); a checkpoint was written. To fix: {advice}; then continue "
-                f"with --resume {self.run_dir}")
+                f"with: {resume_command(self.run_dir)}")

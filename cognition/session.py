@@ -1,15 +1,16 @@
 """A Session is one run from a validated config to its report.
 
-Order matters: every check that can fail on bad input (allocator string,
-device, quantum backend, run directory) happens in ``__init__``, before
-anything is written; :meth:`run` then cannot fail on user input.
+Order matters: every check that can fail on bad input (allocator string, sizes
+against host memory and disk, device, quantum backend, GPU budget, compilation,
+fault spec, the checkpoint to resume from) happens in ``__init__``, before the run
+directory is claimed or anything in it changes. :meth:`run` then cannot fail on
+user input; whatever fails in it (a full disk, a second Ctrl-C, a bug) is a
+:class:`~cognition.runtime.stop.RunStopped`: one line, exit 1, nothing written lost.
 """
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-import numpy as np
 
 from cognition.errors import UsageError
 from cognition.runtime.checkpoint import CheckpointError
@@ -21,33 +22,46 @@ def _progress(total: int):
     return tqdm(total=total, desc="cycles", unit="cycle", disable=not sys.stderr.isatty(), leave=False)
 
 
-class Session:
-    def __init__(self, cfg, *, out=None, resume_dir=None, faults=None, argv=None):
-        from cognition.assemble import assemble
-        from cognition.rundir import create_run_dir
+def note(run_dir, text: str) -> None:
+    print(f"note: {run_dir}: {text}", file=sys.stderr)
 
-        self.cfg, self.faults, self.resume = cfg, faults, resume_dir is not None
-        self.allocator = self._allocator(cfg)
-        self.assembly = assemble(cfg)
+
+class Session:
+    def __init__(self, cfg, *, out=None, resume_dir=None, faults=None, argv=None, lock=None):
+        from cognition.assemble import assemble
         from cognition.runtime.threads import set_cpu_threads
 
+        self.cfg, self.faults, self.resume, self.lock = cfg, faults, resume_dir is not None, lock
+        self.argv = argv or []
+        self.allocator = self._allocator(cfg)
+        self.host_plan = self._check_host(cfg)
+        self.assembly = assemble(cfg)
         self.threads = set_cpu_threads(cfg.runtime.threads)
         self.memory_cap = self._cap_gpu_memory(cfg)
         self.memory_plan = self._check_memory(cfg)
         self.compile_info = self._compile(cfg)
-        self.start = None
         if resume_dir is not None:
             self.run_dir = Path(resume_dir)
             self.runner = self._runner()
             try:
-                # killed before its first checkpoint: nothing to lose, start from cycle 0
-                self.start = self.runner.restore() if self.runner.store.cycles() else None
+                self.start = self.runner.restore() or self.runner.fresh()
             except CheckpointError as exc:
                 raise UsageError(f"--resume {resume_dir}: {exc}") from None
+            self._check_faults(self.start.state.cycle)
+            self.host_plan.update(self._check_disk(cfg, resume_dir, done=self.start.state.cycle))
         else:
-            self.run_dir = create_run_dir(out, label=cfg.quantum.mode)
+            self._check_faults(0)
+            self.host_plan.update(self._check_disk(cfg, out or "runs"))
+            from cognition.rundir import create_run_dir
+
+            self.run_dir, self.lock = create_run_dir(out, label=cfg.quantum.mode, config=cfg.to_dict())
             self.runner = self._runner()
-        self.argv = argv or []
+            self.start = self.runner.fresh()
+
+    def close(self) -> None:
+        """Release the run directory's lock (it is released at exit anyway)."""
+        if self.lock is not None:
+            self.lock.release()
 
     def _runner(self):
         from cognition.runner import Runner
@@ -55,6 +69,33 @@ class Session:
 
         loop = self.assembly.loop
         return Runner(self.cfg, loop, self.run_dir, faults=self.faults, telemetry=MemoryTelemetry(loop.device))
+
+    def _check_faults(self, done: int) -> None:
+        from cognition.runtime.faults import FaultSpecError, check_reachable
+
+        try:
+            check_reachable(self.faults.faults if self.faults else [], self.cfg.run.cycles, done)
+        except FaultSpecError as exc:
+            raise UsageError(str(exc)) from None
+
+    @staticmethod
+    def _n_units(cfg) -> int:
+        from cognition.loop import WORKSPACE_SIGNALS
+        from cognition.modules import unit_signal_count
+
+        return unit_signal_count(cfg) + len(WORKSPACE_SIGNALS)
+
+    def _check_host(self, cfg) -> dict:
+        """Agents and cycles against available host memory (ConfigError), before any allocation."""
+        from cognition.runtime.planner import available_host_bytes, check_host
+
+        return check_host(cfg, self._n_units(cfg), available=available_host_bytes())
+
+    def _check_disk(self, cfg, where, done: int = 0) -> dict:
+        """The cycles still to run against the free disk (ConfigError), before anything is written."""
+        from cognition.runtime.planner import check_disk, free_disk_bytes
+
+        return check_disk(cfg, self._n_units(cfg), run_dir=where, free_disk=free_disk_bytes(where), done=done)
 
     @staticmethod
     def _allocator(cfg) -> dict | None:
@@ -110,45 +151,50 @@ class Session:
 
     def _write_inputs(self) -> dict:
         from cognition import provenance
-        from cognition.rundir import write_json, write_yaml
+        from cognition.rundir import write_json
 
         a = self.assembly
         prov = provenance.collect(self.cfg, device=a.device, components=a.components,
                                   quantum_backend=a.quantum_backend, notes=a.notes, argv=self.argv)
-        prov["allocator"] = self.allocator
-        prov["memory_plan"] = self.memory_plan
-        prov["cpu_threads"] = self.threads
-        prov["compile"] = self.compile_info
-        prov["gpu_memory_fraction"] = self.memory_cap
+        prov.update(allocator=self.allocator, memory_plan=self.memory_plan, host_plan=self.host_plan,
+                    cpu_threads=self.threads, compile=self.compile_info, gpu_memory_fraction=self.memory_cap)
+        first = self.run_dir / "provenance.json"
         if self.resume:
             prov["resumed"] = True
-            prov_path = self.run_dir / "provenance.resume.json"
-        else:
-            write_yaml(self.run_dir / "config.yaml", self.cfg.to_dict())
-            prov_path = self.run_dir / "provenance.json"
-        write_json(prov_path, prov)
+        # a run killed before its provenance was written gets it from its first resume
+        write_json(self.run_dir / "provenance.resume.json" if self.resume and first.is_file() else first, prov)
         return prov
 
     def run(self) -> dict:
-        from cognition import analysis, criteria, report
-        from cognition.runtime.telemetry import summarise
+        """Run the cycles and write the report; RunStopped (one line) when that fails."""
+        from cognition.runtime.stop import RunStopped, StopNow, StopRequest, stopped_message
+        from cognition.session_report import resume_note, write_report
 
-        prov = self._write_inputs()
-        loop = self.assembly.loop
-        self.runner.progress = _progress(self.cfg.run.cycles)
-        try:
-            outcome = self.runner.run(self.start)
-        finally:
-            self.runner.progress.close()
-        np.save(self.run_dir / "units.npy", outcome.units[:, :len(outcome.records), :])
-        phi_summary = analysis.summarise_phi(self.cfg, outcome.records, outcome.units, loop.unit_names,
-                                             loop.phi_window)
-        unrecovered = 1 if outcome.status == "failed" else 0
-        checks = criteria.evaluate(self.cfg, status=outcome.status, phi_summary=phi_summary,
-                                   provenance=prov, unrecovered_errors=unrecovered)
-        tel = summarise([r["telemetry"] for r in outcome.records if r.get("telemetry")])
-        rep = report.build(status=outcome.status, message=outcome.message, phi_summary=phi_summary,
-                           criteria=checks, provenance=prov, retries=outcome.retries,
-                           records=outcome.records, telemetry_summary=tel, cfg=self.cfg, units=outcome.units)
-        report.write(self.run_dir, rep, outcome.records)
-        return rep
+        runner = self.runner
+        runner.progress = _progress(self.cfg.run.cycles)
+        with StopRequest() as stop:
+            try:
+                try:
+                    prov = self._write_inputs()
+                    for text in runner.prepare(self.start):
+                        note(self.run_dir, text)
+                except (Exception, StopNow) as exc:
+                    raise RunStopped(stopped_message(exc, where="while starting", run_dir=self.run_dir,
+                                                     last_checkpoint=runner.last_checkpoint)) from exc
+                said = resume_note(self.cfg, self.start, self.resume)
+                if said:
+                    note(self.run_dir, said)
+                    self.start.progress.events.append({"cycle": self.start.state.cycle, "kind": "resume",
+                                                       "detail": said})
+                outcome = runner.run(self.start, stop)
+                stop.urgent = True
+                runner.progress.close()
+                try:
+                    return write_report(self, prov, outcome)
+                except (Exception, StopNow) as exc:
+                    raise RunStopped(stopped_message(exc, where=f"after cycle {outcome.cycles_done}, while writing "
+                                                     "the report", run_dir=self.run_dir,
+                                                     last_checkpoint=runner.last_checkpoint)) from exc
+            finally:
+                runner.progress.close()
+                runner.files.close()

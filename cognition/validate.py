@@ -1,8 +1,10 @@
 """``python -m cognition.validate``: run the architecture and write a Phi report.
 
 Exit codes: 0 every criterion passed; 1 a criterion failed, or the run stopped
-(a signal, an unrecoverable out-of-memory error; a checkpoint is written);
-2 usage or configuration error (nothing is written).
+(a signal, an unrecoverable out-of-memory error, a full disk or any other failure
+after the start: one line naming the cause, the last good checkpoint and the
+``--resume`` command); 2 usage or configuration error, or a run directory locked by
+another process (nothing is written).
 """
 from __future__ import annotations
 
@@ -25,8 +27,8 @@ def build_parser() -> OneLineParser:
     p.add_argument("--agents", type=int_at_least(1), help="agents simulated as one batch (run.agents, default 8)")
     p.add_argument("--config", metavar="FILE", help="YAML file overriding the preset")
     p.add_argument("--preset", metavar="NAME", help=f"named preset from configs/: {', '.join(available_presets())}")
-    p.add_argument("--out", metavar="DIR", help="run directory to create (must not exist or be empty); "
-                   "default runs/<time>-<mode>-<random>")
+    p.add_argument("--out", metavar="DIR", help="run directory to create (must not exist, or be empty or hold "
+                   "only a killed start's leftovers); default runs/<time>-<mode>-<random>")
     p.add_argument("--device", metavar="DEV", help="auto | cpu | cuda | cuda:N (runtime.device, default auto)")
     p.add_argument("--allow-cpu-fallback", action="store_true",
                    help="if the requested CUDA device cannot be used, run on the CPU (recorded in the report)")
@@ -38,9 +40,10 @@ def build_parser() -> OneLineParser:
                            "an Aer thread limit (quantum.lite_threads, default 4)")
     p.add_argument("--quick", action="store_true",
                    help=f"smoke test in seconds: imports, device, {QUICK_CYCLES} cycles, no Phi criteria")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped or killed run from its last good checkpoint")
-    p.add_argument("--inject-fault", metavar="SPEC", help="rehearse failures, e.g. oom@7 or oom@5:always "
-                   "(see docs/runtime.md)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped or killed run from its last good "
+                   "checkpoint (locks RUN_DIR; flags that contradict its config.yaml are refused)")
+    p.add_argument("--inject-fault", metavar="SPEC", help="rehearse failures, e.g. oom@7, oom@5:always or "
+                   "enospc@9 (a full disk); see docs/runtime.md")
     return p
 
 
@@ -69,16 +72,38 @@ def _overrides(args) -> dict:
     return ov
 
 
-def _config(args):
-    if args.resume:
-        from cognition.rundir import check_resumable
+def _contradictions(args, run_config: dict) -> list[str]:
+    """Each setting a flag asks for that differs from the resumed run's own config.yaml."""
+    out = []
+    for section, values in _overrides(args).items():
+        for key, value in values.items():
+            have = run_config.get(section, {}).get(key)
+            if have != value:
+                out.append(f"{section}.{key} = {value!r} (the run has {have!r})")
+    return out
 
-        stray = [f for f in ("cycles", "seed", "agents", "config", "preset", "out") if getattr(args, f) is not None]
-        if stray or args.disable_quantum or args.quantum_lite or args.quick:
-            raise UsageError("--resume continues a run with its own config.yaml; drop the other run flags")
-        run_dir = check_resumable(args.resume)
-        return config_from_resolved(read_yaml(run_dir / "config.yaml", "--resume config.yaml")), run_dir
-    return load_config(preset=args.preset, path=args.config, overrides=_overrides(args)), None
+
+def _open_resume(args):
+    """Lock the run directory, read its config.yaml, and refuse flags that contradict it."""
+    from cognition.rundir import check_resumable
+    from cognition.runtime.lock import RunDirLock
+
+    stray = [f"--{f}" for f in ("config", "preset", "out") if getattr(args, f) is not None]
+    if stray:
+        raise UsageError(f"--resume continues a run with its own config.yaml; {stray[0]} cannot be used with it")
+    run_dir = check_resumable(args.resume)
+    lock = RunDirLock(run_dir, "--resume").acquire()
+    try:
+        check_resumable(run_dir)  # again, under the lock
+        data = read_yaml(run_dir / "config.yaml", "--resume config.yaml")
+        contradicting = _contradictions(args, data)
+        if contradicting:
+            raise UsageError(f"--resume {run_dir}: the flags contradict the run's config.yaml: "
+                             f"{'; '.join(contradicting)}; a resumed run keeps its own settings, drop those flags")
+        return config_from_resolved(data), run_dir, lock
+    except BaseException:
+        lock.release()
+        raise
 
 
 def _faults(spec):
@@ -92,33 +117,59 @@ def _faults(spec):
         raise UsageError(str(exc)) from None
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        args = build_parser().parse_args(argv)
-        cfg, resume_dir = _config(args)
-        faults = _faults(args.inject_fault)
-        from cognition.session import Session
+def _session(args, argv):
+    faults = _faults(args.inject_fault)
+    from cognition.session import Session
 
-        session = Session(cfg, out=args.out, resume_dir=resume_dir, faults=faults,
-                          argv=list(sys.argv if argv is None else argv))
+    argv = list(sys.argv if argv is None else argv)
+    if not args.resume:
+        cfg = load_config(preset=args.preset, path=args.config, overrides=_overrides(args))
+        return Session(cfg, out=args.out, faults=faults, argv=argv)
+    cfg, run_dir, lock = _open_resume(args)
+    try:
+        return Session(cfg, resume_dir=run_dir, faults=faults, argv=argv, lock=lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    from cognition.runtime.stop import RunStopped
+
+    try:
+        session = _session(build_parser().parse_args(argv), argv)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     t0 = time.perf_counter()
-    report = session.run()
+    try:
+        report = session.run()
+    except RunStopped as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        session.close()
     _print_summary(report, session.run_dir, time.perf_counter() - t0)
     return EXIT_OK if report["passed"] else EXIT_FAILED
 
 
 def _print_summary(report: dict, run_dir, seconds: float) -> None:
     phi = report["phi"]
-    mean = phi.get("mean_bits")
-    ci = phi.get("mean_ci_bits")
-    line = f"{phi['measure']}: mean {mean:.4f} bits" if mean is not None else f"{phi['measure']}: not estimated"
+    value, ci, p = phi.get("headline_bits"), phi.get("headline_ci_bits"), phi.get("headline_p_value")
+    line = (f"{phi['measure']} (whole run, {phi.get('headline_method', '')}): {value:.4f} bits"
+            if value is not None else f"{phi['measure']}: not estimated")
     if ci:
         line += f" (CI {ci[0]:.4f} .. {ci[1]:.4f})"
+    if p is not None:
+        line += f"; integration test p = {p:.3g}"
+        if phi.get("weakest_cut"):
+            line += " (weakest cut: " + " | ".join(", ".join(part) for part in phi["weakest_cut"]) + ")"
     print(f"run directory: {run_dir}")
     print(f"status: {report['status']}, {report['cycles_completed']} cycles in {seconds:.1f} s; {line}")
+    if phi.get("calibration"):
+        from cognition.reporting.sections import calibration_text
+
+        print(f"  {calibration_text(phi['calibration'])}")
     for c in report["criteria"]:
         print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {c['value']} (required {c['required']})")
     if report["message"]:

@@ -8,6 +8,7 @@ streams (cognition.streams) give each agent the same random draws either way.
 import numpy as np
 import pytest
 import torch
+from looptools import run_loop
 
 from cognition.assemble import assemble
 from cognition.config import load_config
@@ -18,23 +19,20 @@ TOL = 1e-12
 def _trajectory(mode, batch):
     cfg = load_config(overrides={"run": {"agents": 5, "cycles": 10}, "quantum": {"mode": mode, "backend": "torch"}
                                  if mode != "disabled" else {"mode": mode}})
-    loop = assemble(cfg).loop
-    state = loop.initial_state()
-    for _ in range(10):
-        state, _ = loop.step(state, batch)
-    return state
+    state, _, units = run_loop(assemble(cfg).loop, 10, batch)
+    return state, units
 
 
 @pytest.mark.parametrize("mode", ["disabled", "lite"])
 def test_batch_equals_one_at_a_time(mode):
-    batched, single = _trajectory(mode, None), _trajectory(mode, 1)
-    np.testing.assert_allclose(batched.units, single.units, rtol=0, atol=TOL)
+    (batched, batched_units), (single, single_units) = _trajectory(mode, None), _trajectory(mode, 1)
+    np.testing.assert_allclose(batched_units, single_units, rtol=0, atol=TOL)
     for name, st in batched.modules.items():
         for key, value in st.items():
             assert torch.allclose(value, single.modules[name][key], rtol=0, atol=TOL), (name, key)
-    assert not np.allclose(batched.units[0], batched.units[1])  # agents really differ
+    assert not np.allclose(batched_units[0], batched_units[1])  # agents really differ
 
 
 def test_uneven_chunks_equal_too():
-    a, b = _trajectory("lite", None), _trajectory("lite", 2)  # chunks of 2, 2, 1
-    np.testing.assert_allclose(a.units, b.units, rtol=0, atol=TOL)
+    (_, a), (_, b) = _trajectory("lite", None), _trajectory("lite", 2)  # chunks of 2, 2, 1
+    np.testing.assert_allclose(a, b, rtol=0, atol=TOL)

@@ -5,12 +5,17 @@ import json
 from clitools import command
 
 
-def test_agents_suite_writes_rows_ratios_and_saturation(tmp_path):
+def bench(tmp_path, suite: str, *args):
+    """Run a suite with --json; (CompletedProcess, the suite's results)."""
     out = tmp_path / "bench.json"
-    res = command("cognition.bench", "agents", "--agents", "1", "2", "--modes", "disabled", "--cycles", "1",
-                  "--repeats", "1", "--device", "cpu", "--compile", "default", "--json", out)
+    res = command("cognition.bench", suite, *args, "--json", out)
     assert res.returncode == 0, res.stderr
-    result = json.loads(out.read_text())["agents"]
+    return res, json.loads(out.read_text())[suite]
+
+
+def test_agents_suite_writes_rows_ratios_and_saturation(tmp_path):
+    res, result = bench(tmp_path, "agents", "--agents", "1", "2", "--modes", "disabled", "--cycles", "1",
+                        "--repeats", "1", "--device", "cpu", "--compile", "default")
     rows = result["rows"]
     assert [(r["mode"], r["agents"]) for r in rows] == [("disabled", 1), ("disabled", 2)]
     for r in rows:
@@ -26,3 +31,13 @@ def test_json_into_a_missing_directory_is_one_line(tmp_path):
     res = command("cognition.bench", "agents", "--json", tmp_path / "missing" / "b.json")
     assert res.returncode == 2
     assert len(res.stderr.strip().splitlines()) == 1 and "does not exist" in res.stderr
+
+
+def test_runtime_suite_measures_plans_rss_and_checkpoints(tmp_path):
+    res, result = bench(tmp_path, "runtime", "--planned", "20", "40", "--first", "10", "--long", "40",
+                        "--rss-from", "20", "--agents", "2", "--repeats", "1")
+    assert [r["planned"] for r in result["planned"]] == [20, 40] and result["planned"][0]["wall_ratio"] == 1.0
+    assert all(r["wall_ms"] >= r["step_ms"] > 0 for r in result["planned"])
+    long = result["long"]["long"]
+    assert len(long["checkpoint_bytes"]) == 3 and long["rss_from_mib"] > 0
+    assert "wall ms/cycle" in res.stdout and "checkpoints" in res.stdout

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from clitools import command
+from looptools import run_loop
 
 from cognition.assemble import assemble
 from cognition.config import load_config
@@ -23,14 +24,13 @@ def _trajectory(mode, compile_mode, batch=None, device="cpu"):
     cfg = load_config(overrides={"run": {"agents": 5, "cycles": CYCLES}, "quantum": quantum,
                                  "runtime": {"compile": compile_mode, "device": device}})
     a = assemble(cfg)
-    state = a.loop.initial_state()
-    for _ in range(CYCLES):
-        state, _ = a.loop.step(state, batch)
-    return state, a.compiler
+    state, _, units = run_loop(a.loop, CYCLES, batch)
+    return (state, units), a.compiler
 
 
 def _assert_same(a, b):
-    np.testing.assert_allclose(a.units, b.units, rtol=0, atol=TOL)
+    (a, a_units), (b, b_units) = a, b
+    np.testing.assert_allclose(a_units, b_units, rtol=0, atol=TOL)
     for name, st in a.modules.items():
         for key, value in st.items():
             assert torch.allclose(value, b.modules[name][key], rtol=0, atol=TOL), (name, key)

@@ -2,12 +2,19 @@
 
 Tolerances, stated: over 40 cycles of the classical architecture, every unit signal
 within 0.05 (bf16, 8-bit mantissa) or 0.005 (fp16, 11-bit mantissa) of the float32
-run, and the mean per-cycle Phi_R within 0.02 / 0.005 bits. Measured on this machine:
-0.019 / 0.0005 and 0.006 / 0.0001 bits; the dynamics are contractive (spectral
-radius 0.9, persistence 0.5), so rounding does not grow without bound.
+run, and the median over cycles of |Phi_R(low precision) - Phi_R(float32)| within
+0.02 / 0.002 bits. Measured on this machine (7 units, window 12): median per-cycle Phi
+difference 0.0048 / 0.0002 bits. The dynamics are contractive (spectral radius 0.9,
+persistence 0.5), so rounding does not grow without bound.
+
+The median, not the mean: a 12-cycle window is occasionally ill-conditioned, and there a
+5e-4 change in the units moves that one cycle's Phi_R by 0.15 bits (fp16, cycle 21:
+1.312 vs 1.164 bits, same MIB), which alone shifts the mean of 29 cycles by 0.005 bits.
+That is a property of short-window Phi, not of the precision: see docs/phi.md.
 """
 import numpy as np
 import pytest
+from looptools import run_loop
 
 from cognition.assemble import assemble
 from cognition.config import load_config
@@ -16,13 +23,8 @@ from cognition.config import load_config
 def _run(autocast):
     ov = {"run": {"dtype": "float32", "cycles": 40}, "quantum": {"mode": "disabled"},
           "runtime": {"autocast": autocast}}
-    loop = assemble(load_config(overrides=ov)).loop
-    state, phis = loop.initial_state(), []
-    for _ in range(40):
-        state, rec = loop.step(state)
-        if rec.phi:
-            phis.append(rec.phi["phi_r"])
-    return state.units, float(np.mean(phis))
+    _, records, units = run_loop(assemble(load_config(overrides=ov)).loop, 40)
+    return units, np.array([r.phi["phi_r"] for r in records if r.phi])
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +32,11 @@ def reference():
     return _run(None)
 
 
-@pytest.mark.parametrize("autocast, unit_tol, phi_tol", [("bf16", 0.05, 0.02), ("fp16", 0.005, 0.005)])
+@pytest.mark.parametrize("autocast, unit_tol, phi_tol", [("bf16", 0.05, 0.02), ("fp16", 0.005, 0.002)])
 def test_autocast_within_tolerance_of_float32(reference, autocast, unit_tol, phi_tol):
     units, phi = _run(autocast)
     ref_units, ref_phi = reference
     assert not np.array_equal(units, ref_units)  # low precision really ran
     assert np.max(np.abs(units - ref_units)) < unit_tol
-    assert abs(phi - ref_phi) < phi_tol
+    assert phi.shape == ref_phi.shape
+    assert np.median(np.abs(phi - ref_phi)) < phi_tol

@@ -35,7 +35,7 @@ def test_oom_on_every_try_stops_with_checkpoint_and_advice(tmp_path):
     assert res.returncode == 1
     assert "Traceback" not in res.stderr
     assert "cycle 6 failed with cuda_oom on all 4 tries" in res.stdout
-    assert "continue with --resume" in res.stdout
+    assert f"continue with: python -m cognition.validate --resume {tmp_path / 'r'}" in res.stdout
     report = json.loads((tmp_path / "r" / "report.json").read_text())
     assert report["status"] == "failed" and len(report["retries"]) == 4
     assert [r["batch_after"] for r in report["retries"]] == [4, 2, 1, 1]

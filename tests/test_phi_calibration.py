@@ -6,10 +6,16 @@ interval the count is Binomial(50, 0.95); P(count < 45) = 0.038.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 from cognition import phi
+
+# These tests pin the pooled-centring estimator (single series and few agents, docs/phi.md);
+# the per-agent ensemble path is tested in tests/test_phi_ensemble.py.
+estimate_pooled = functools.partial(phi.estimate, centre="pooled")
 
 A3 = np.array([[0.4, 0.3, 0.0], [0.0, 0.3, 0.4], [0.3, 0.0, 0.2]])
 
@@ -20,7 +26,7 @@ def test_bootstrap_ci_is_calibrated_on_200k_samples():
     runs = phi.simulate_var1(A3, np.eye(3), 200_000, agents=50, seed=0)   # 50 independent series
     covered = {"phi_wms": 0, "phi_r": 0}
     for seed, X in enumerate(runs):
-        r = phi.estimate(X, bootstrap=200, confidence=0.95, seed=seed)
+        r = estimate_pooled(X, bootstrap=200, confidence=0.95, seed=seed)
         assert r.n_samples == 199_999
         for key in covered:
             lo, hi = r.ci[key]

@@ -6,10 +6,16 @@ numpy.cov, independently of cognition.phi's estimator.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 from cognition import phi
+
+# These tests pin the pooled-centring estimator (single series and few agents, docs/phi.md);
+# the per-agent ensemble path is tested in tests/test_phi_ensemble.py.
+estimate_pooled = functools.partial(phi.estimate, centre="pooled")
 
 A3 = np.array([[0.4, 0.3, 0.0], [0.0, 0.3, 0.4], [0.3, 0.0, 0.2]])
 KEYS = ("tdmi", "phi_wms", "phi_r", "stochastic_interaction")
@@ -20,20 +26,20 @@ def test_monte_carlo_converges_to_analytical():
     X = phi.simulate_var1(A3, np.eye(3), 400_000, seed=3)
     errors = []
     for T in (4_000, 40_000, 400_000):
-        r = phi.estimate(X[:T])
+        r = estimate_pooled(X[:T])
         assert r.n_samples == T - 1
         errors.append(max(abs(getattr(r, k) - getattr(exact, k)) for k in KEYS))
     # plug-in error shrinks ~ T^-1/2: a tenfold T should cut it well below half
     assert errors[2] < 0.01
     assert errors[2] < errors[0] / 3
-    assert phi.estimate(X).mib == exact.mib
+    assert estimate_pooled(X).mib == exact.mib
 
 
 def test_estimate_equals_measures_of_numpy_sample_covariance():
     X = phi.simulate_var1(A3, np.eye(3), 2_000, seed=1)
     pairs = np.concatenate([X[:-1], X[1:]], axis=1)           # rows (X_{t-1}, X_t)
     cov = np.cov(pairs, rowvar=False)                          # N - 1 normalisation
-    r = phi.estimate(X)
+    r = estimate_pooled(X)
     m = phi.measures_at(cov[None], phi.mib_to_mask(r.mib[0], 3)[None])
     for key in KEYS:
         assert getattr(r, key) == pytest.approx(m[key][0], rel=1e-10)
@@ -43,7 +49,7 @@ def test_ensemble_pairs_are_formed_within_agents_and_pooled():
     X = phi.simulate_var1(A3, np.eye(3), 60, agents=5, seed=2)
     pairs = np.concatenate([np.concatenate([x[:-1], x[1:]], axis=1) for x in X])  # never across agents
     cov = np.cov(pairs, rowvar=False)
-    r = phi.estimate(X)
+    r = estimate_pooled(X)
     assert r.n_samples == 5 * 59
     m = phi.measures_at(cov[None], phi.mib_to_mask(r.mib[0], 3)[None])
     assert r.phi_wms == pytest.approx(m["phi_wms"][0], rel=1e-10)
@@ -55,7 +61,7 @@ def test_fixed_shrinkage_is_the_convex_combination_with_scaled_identity():
     cov = np.cov(pairs, rowvar=False)
     lam = 0.3
     target = (1 - lam) * cov + lam * np.trace(cov) / 6 * np.eye(6)
-    r = phi.estimate(X, shrinkage=lam)
+    r = estimate_pooled(X, shrinkage=lam)
     m = phi.measures_at(target[None], phi.mib_to_mask(r.mib[0], 3)[None])
     assert r.phi_wms == pytest.approx(m["phi_wms"][0], rel=1e-10)
     assert "intensity 0.3" in r.method["covariance"]
@@ -72,7 +78,7 @@ def test_ledoit_wolf_intensity_matches_the_published_formula():
     d2 = np.sum((S - mu * np.eye(p)) ** 2)
     b2 = min(d2, sum(np.sum((np.outer(x, x) - S) ** 2) for x in z) / N**2)
     lam = b2 / d2
-    r = phi.estimate(X, shrinkage="ledoit-wolf")
+    r = estimate_pooled(X, shrinkage="ledoit-wolf")
     assert f"intensity {lam:.4g}" in r.method["covariance"]
     assert 0 < lam < 1
 
@@ -80,20 +86,20 @@ def test_ledoit_wolf_intensity_matches_the_published_formula():
 def test_bootstrap_interval_covers_the_truth_on_a_long_run():
     exact = phi.analytical_var1(A3, np.eye(3))
     X = phi.simulate_var1(A3, np.eye(3), 20_000, seed=6)
-    r = phi.estimate(X, bootstrap=100, seed=0)
+    r = estimate_pooled(X, bootstrap=100, seed=0)
     for key in ("phi_wms", "phi_r"):
         lo, hi = r.ci[key]
         assert lo < getattr(r, key) < hi
         assert lo < getattr(exact, key) < hi
     assert "blocks" in r.method["ci"]
-    ensemble = phi.estimate(phi.simulate_var1(A3, np.eye(3), 300, agents=20, seed=7), bootstrap=50, seed=0)
+    ensemble = estimate_pooled(phi.simulate_var1(A3, np.eye(3), 300, agents=20, seed=7), bootstrap=50, seed=0)
     assert "resampling agents" in ensemble.method["ci"]
 
 
 def test_seed_makes_resampling_reproducible():
     X = phi.simulate_var1(A3, np.eye(3), 400, seed=8)
-    a = phi.estimate(X, bootstrap=30, surrogates=30, seed=11)
-    b = phi.estimate(X, bootstrap=30, surrogates=30, seed=11)
+    a = estimate_pooled(X, bootstrap=30, surrogates=30, seed=11)
+    b = estimate_pooled(X, bootstrap=30, surrogates=30, seed=11)
     assert a.ci == b.ci and a.p_value == b.p_value
 
 
@@ -102,7 +108,7 @@ def test_windows_match_estimate_on_each_window():
     w = phi.estimate_windows(X, window=15, step=5, shrinkage="ledoit-wolf")
     assert list(w.starts) == [0, 5, 10, 15, 20, 25]
     for i, s in enumerate(w.starts):
-        r = phi.estimate(X[:, s:s + 15], shrinkage="ledoit-wolf")
+        r = estimate_pooled(X[:, s:s + 15], shrinkage="ledoit-wolf")
         assert w.phi_wms[i] == pytest.approx(r.phi_wms, rel=1e-9)
         assert w.mib(i) == r.mib
 
@@ -112,8 +118,8 @@ def test_torch_device_matches_numpy():
     A = 0.8 * np.roll(np.eye(6), 1, axis=1) + 0.1
     A *= 0.9 / np.max(np.abs(np.linalg.eigvals(A)))
     X = phi.simulate_var1(A, np.eye(6), 3_000, seed=10)
-    a = phi.estimate(X, bootstrap=10, seed=1)
-    b = phi.estimate(X, bootstrap=10, seed=1, device="cpu")
+    a = estimate_pooled(X, bootstrap=10, seed=1)
+    b = estimate_pooled(X, bootstrap=10, seed=1, device="cpu")
     assert a.mib == b.mib
     for key in KEYS:
         assert getattr(b, key) == pytest.approx(getattr(a, key), rel=1e-9)

@@ -1,6 +1,8 @@
 """Bad input to cognition.phi is a ValueError that names the problem, never a silent NaN."""
 from __future__ import annotations
 
+import functools
+
 import json
 import subprocess
 import sys
@@ -9,6 +11,10 @@ import numpy as np
 import pytest
 
 from cognition import phi
+
+# These tests pin the pooled-centring estimator (single series and few agents, docs/phi.md);
+# the per-agent ensemble path is tested in tests/test_phi_ensemble.py.
+estimate_pooled = functools.partial(phi.estimate, centre="pooled")
 
 
 def test_non_stationary_A_is_rejected():
@@ -31,18 +37,18 @@ def test_nan_in_data_is_rejected():
     X = np.random.default_rng(0).normal(size=(100, 3))
     X[17, 2] = np.nan
     with pytest.raises(ValueError, match=r"X contains 1 NaN value\(s\) \(first at index \(0, 17, 2\)"):
-        phi.estimate(X)
+        estimate_pooled(X)
     X[17, 2] = np.inf
     with pytest.raises(ValueError, match="infinite"):
-        phi.estimate(X)
+        estimate_pooled(X)
 
 
 def test_fewer_samples_than_variables_is_rejected():
     X = np.random.default_rng(0).normal(size=(8, 6))  # 7 lagged pairs for 12 variables
     with pytest.raises(ValueError, match=r"7 lagged samples for 12 variables .* at least 13"):
-        phi.estimate(X)
+        estimate_pooled(X)
     with pytest.raises(ValueError, match="lagged samples"):
-        phi.estimate(X, shrinkage="ledoit-wolf")
+        estimate_pooled(X, shrinkage="ledoit-wolf")
 
 
 def test_degenerate_data_is_rejected():
@@ -50,12 +56,12 @@ def test_degenerate_data_is_rejected():
     X = rng.normal(size=(200, 3))
     X[:, 1] = 4.0
     with pytest.raises(ValueError, match="node 1 of X is constant"):
-        phi.estimate(X)
+        estimate_pooled(X)
     X[:, 1] = X[:, 0] + X[:, 2]
     with pytest.raises(ValueError, match="singular .* shrinkage='ledoit-wolf'"):
-        phi.estimate(X)
+        estimate_pooled(X)
     # shrinkage regularises the same data into a finite answer
-    assert np.isfinite(phi.estimate(X, shrinkage=0.1).phi_wms)
+    assert np.isfinite(estimate_pooled(X, shrinkage=0.1).phi_wms)
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -71,21 +77,21 @@ def test_degenerate_data_is_rejected():
 def test_bad_options_are_rejected(kwargs, message):
     X = np.random.default_rng(0).normal(size=(100, 3))
     with pytest.raises(ValueError, match=message):
-        phi.estimate(X, **kwargs)
+        estimate_pooled(X, **kwargs)
 
 
 def test_bad_shapes_are_rejected():
     with pytest.raises(ValueError, match=r"shape \(T, n\) or \(agents, T, n\)"):
-        phi.estimate(np.zeros(10))
+        estimate_pooled(np.zeros(10))
     with pytest.raises(ValueError, match="needs at least 2 nodes"):
-        phi.estimate(np.zeros((10, 1)))
+        estimate_pooled(np.zeros((10, 1)))
     with pytest.raises(ValueError, match="A must be a square"):
         phi.analytical_var1(np.zeros((2, 3)), np.eye(2))
 
 
 def test_result_is_json_serialisable():
     X = phi.simulate_var1(0.3 * np.ones((3, 3)) / 3, np.eye(3), 300, seed=1)
-    d = phi.estimate(X, bootstrap=20, surrogates=20, seed=2).to_dict()
+    d = estimate_pooled(X, bootstrap=20, surrogates=20, seed=2).to_dict()
     back = json.loads(json.dumps(d))
     assert back["mib"][0][0] == 0
     assert set(back["ci"]) == {"phi_wms", "phi_r"} and set(back["p_value"]) == {"phi_wms", "phi_r"}

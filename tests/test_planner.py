@@ -42,3 +42,20 @@ def test_low_memory_preset_fits_a_4gb_card():
     assert p.fits and p.batch == cfg.runtime.batch
     assert p.total_bytes <= 0.5 * cfg.runtime.memory_budget_mb * MiB
     assert (cfg.run.dtype, cfg.quantum.precision, cfg.runtime.autocast) == ("float32", "single", "fp16")
+
+
+def test_host_and_disk_plan_by_hand():
+    from cognition.runtime.planner import check_disk, check_host
+
+    cfg = load_config(overrides={"run": {"agents": 4, "cycles": 100}, "quantum": {"mode": "disabled"}})
+    state = 4 * classical_bytes_per_agent(cfg)
+    assert check_host(cfg, 8, available=None)["host_bytes"] == state + 6 * (4 * 8 * 8) * 100  # 6 copies
+    disk = check_disk(cfg, 8, run_dir="x", free_disk=None)["disk_bytes"]
+    assert disk == 100 * (4 * 8 * 8 + 1024)  # unit history and one metrics line a cycle
+    assert check_disk(cfg, 8, run_dir="x", free_disk=None, done=60)["disk_bytes"] == 40 * (4 * 8 * 8 + 1024)
+    with pytest.raises(ConfigError, match="run.agents = 4 .* whose state fits host memory"):
+        check_host(cfg, 8, available=state - 1)
+    with pytest.raises(ConfigError, match=r"run.cycles = 100 .* whose final analysis \(4 agents x 8 units"):
+        check_host(cfg, 8, available=state + 1)
+    with pytest.raises(ConfigError, match="100 cycles to go.* fit the disk of x"):
+        check_disk(cfg, 8, run_dir="x", free_disk=disk - 1)

@@ -12,6 +12,8 @@ import pytest
 
 from cognition import report
 from cognition.reporting.sections import SECTIONS
+from cognition.runtime.checkpoint import CheckpointStore
+from cognition.runtime.unit_history import read_history
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -109,14 +111,20 @@ def test_band_centre_is_the_recorded_per_cycle_phi(lite_run):
         assert value == pytest.approx(recorded[cycle], abs=1e-10)
 
 
-@pytest.mark.parametrize("units_from", ["units.npy", "checkpoint"])
+@pytest.mark.parametrize("units_from", ["unit_history.npy", "units.npy", "checkpoint"])
 def test_rebuild_from_the_run_directory_alone(lite_run, tmp_path, units_from):
     copy = tmp_path / "copy"
     shutil.copytree(lite_run, copy)
     for name in ["report.md", "report.html", *report.PLOTS.values()]:
         (copy / name).unlink()
-    if units_from == "checkpoint":  # a run written before units.npy existed
-        (copy / "units.npy").unlink()
+    if units_from != "unit_history.npy":  # runs of older versions: units.npy, or units in the checkpoint
+        units = np.array(read_history(copy / "unit_history.npy"))
+        (copy / "unit_history.npy").unlink()
+        if units_from == "units.npy":
+            np.save(copy / "units.npy", units)
+        else:
+            shutil.rmtree(copy / "checkpoints")
+            CheckpointStore(copy).save({"units": units}, cycle=units.shape[1])
     assert report.main([str(copy)]) == 0
     assert (copy / "report.md").read_text() == (lite_run / "report.md").read_text()
     assert json.loads((copy / "report.json").read_text()) == json.loads((lite_run / "report.json").read_text())

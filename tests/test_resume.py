@@ -1,31 +1,23 @@
 """Kill a run (SIGKILL) and resume it: the result equals an uninterrupted run of the same seed.
 
 Fields that are timings or telemetry (metrics `timing`, `telemetry`; report `telemetry`)
-are the only ones allowed to differ.
+and the report's record of the resume itself (`recovery`) are the only ones allowed to differ
+(runtools.science); unit_history.npy is compared byte for byte.
 """
 import json
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from clitools import command
+from runtools import science
 
 ARGS = ["--cycles", "20", "--quantum-lite", "--seed", "11", "--agents", "4"]
 
 
 def cli(*args, wait=True):
     return command("cognition.validate", *args, wait=wait, stream=subprocess.DEVNULL)
-
-
-def science(run_dir: Path):
-    report = json.loads((run_dir / "report.json").read_text())
-    report.pop("telemetry")
-    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
-    for m in metrics:
-        m.pop("timing"), m.pop("telemetry")
-    return report, metrics
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +66,12 @@ def test_corrupt_newest_checkpoint_falls_back_to_previous(reference, tmp_path):
     res = cli("--resume", str(out))
     assert res.returncode in (0, 1), res.stderr
     assert science(out) == reference
+    # the recovery is visible: named on stderr and in the report's "Retries and fallbacks"
+    assert "note: " in res.stderr and "skipped checkpoint ckpt-000000014: checksum mismatch" in res.stderr
+    assert "discarded checkpoint ckpt-000000014.npz" in res.stderr
+    recovery = [e["detail"] for e in json.loads((out / "report.json").read_text())["recovery"]]
+    assert any("skipped checkpoint ckpt-000000014" in d for d in recovery)
+    assert "skipped checkpoint ckpt-000000014" in (out / "report.md").read_text()
 
 
 def test_no_good_checkpoint_is_one_line_exit_2(tmp_path):

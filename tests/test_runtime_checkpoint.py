@@ -168,12 +168,14 @@ def test_resave_same_cycle_and_leftover_temp_files(tmp_path):
     assert not list(store.directory.glob(".tmp-*"))
 
 
-def test_discard_newer_than(tmp_path):
+def test_discard_names_what_it_deletes_orphans_included(tmp_path):
     store = CheckpointStore(tmp_path)
     for c in (1, 2, 3):
         store.save({"c": c}, c)
-    store.discard_newer_than(1)
-    assert store.cycles() == [1]
+    (store.directory / "ckpt-000000002.json").unlink()  # a deleted marker: an orphan body
+    assert store.cycles() == [3, 1] and store.orphans() == ["ckpt-000000002.npz"]
+    assert store.discard([3], store.orphans()) == ["ckpt-000000003.npz", "ckpt-000000002.npz"]
+    assert store.cycles() == [1] and store.orphans() == []
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True, 10**9])

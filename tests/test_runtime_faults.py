@@ -81,3 +81,29 @@ def test_signal_faults_deliver_the_signal(kind, signum):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == -signum
     assert proc.stdout == "cycle 0 ran\n"
+
+
+def test_enospc_is_a_real_full_disk_error_raised_when_results_are_written():
+    import errno
+
+    injector = FaultInjector("enospc@3")
+    injector.maybe_raise(3)  # the step of cycle 3 runs: a full disk fails a write, not the arithmetic
+    with pytest.raises(OSError) as info:
+        injector.maybe_raise(3, stage="write")
+    assert info.value.errno == errno.ENOSPC and "No space left on device" in str(info.value)
+    assert classify_oom(info.value) is None  # not retried with a smaller batch
+
+
+@pytest.mark.parametrize(("spec", "last", "done", "fragment"), [
+    ("oom@0", 50, 0, "cycle 0 never runs: the first cycle is 1"),
+    ("oom@51", 50, 0, "the run ends at cycle 50, so it would never fire"),
+    ("oom@12", 50, 12, "cycle 12 is already done: the run resumes at cycle 13"),
+    ("oom@5,sigterm@5", 50, 0, "oom@5 already fails cycle 5: one fault per cycle"),
+])
+def test_faults_a_run_never_reaches_are_refused(spec, last, done, fragment):
+    from cognition.runtime.faults import check_reachable
+
+    with pytest.raises(FaultSpecError) as info:
+        check_reachable(parse_fault_spec(spec), last, done)
+    assert fragment in str(info.value)
+    check_reachable(parse_fault_spec("oom@1,enospc@50"), 50)  # the first and the last cycle are fine

@@ -37,10 +37,10 @@ def _time_cycles(loop, cycles: int, batch, repeats: int) -> float:
     times = []
     for _ in range(repeats):
         state = loop.initial_state()
-        state, _ = loop.advance(state, batch)  # warm-up: first-call costs (transpile, caches)
+        state, *_ = loop.advance(state, batch)  # warm-up: first-call costs (transpile, caches)
         t0 = time.perf_counter()
         for _ in range(cycles):
-            state, _ = loop.advance(state, batch)
+            state, *_ = loop.advance(state, batch)
         times.append((time.perf_counter() - t0) / cycles)
     return statistics.median(times)
 

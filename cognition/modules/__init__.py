@@ -32,14 +32,24 @@ def lookup(name: str, variant: str):
         raise ConfigError(f"{name} variant", variant, "one of " + ", ".join(variants)) from None
 
 
+def variant_of(cfg) -> str:
+    """The module variant a configuration runs: "quantum" unless quantum is disabled."""
+    return "classical" if cfg.quantum.mode == "disabled" else "quantum"
+
+
+def unit_signal_count(cfg) -> int:
+    """How many units of Phi the enabled modules declare (their classes' ``unit_signals``)."""
+    return sum(len(lookup(name, variant_of(cfg)).unit_signals) for name in cfg.modules.enabled)
+
+
 def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = None) -> list[CognitiveModule]:
     """Instantiate the enabled modules in declared order.
 
     backend: a ``quantum`` backend, or None when quantum is disabled.
     widths:  module name -> qubit width after the cap (see ``quantum.resolve_width``).
     """
-    quantum = cfg.quantum.mode != "disabled"
-    variant = "quantum" if quantum else "classical"
+    variant = variant_of(cfg)
+    quantum = variant == "quantum"
     seed, D = cfg.run.seed, cfg.run.content_dim
     modules = []
     for name in cfg.modules.enabled:
@@ -57,4 +67,4 @@ def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = Non
     return modules
 
 
-__all__ = ["CognitiveModule", "Proposal", "State", "REGISTRY", "build_modules", "cat_trees", "slice_tree"]
+__all__ = ["CognitiveModule", "Proposal", "State", "REGISTRY", "build_modules", "unit_signal_count", "variant_of", "cat_trees", "slice_tree"]

@@ -43,6 +43,7 @@ class CognitiveModule(ABC):
     reads: tuple[str, ...] = ("broadcast",)
     variant: str = "classical"  # "quantum" or "classical"
     kernels: tuple[str, ...] = ()  # attributes holding pure tensor functions (cognition.runtime.compile)
+    unit_signals: tuple[str, ...] = ("salience", "alignment")  # its units of Phi (docs/architecture.md)
 
     @property
     def backend_name(self) -> str:
@@ -59,6 +60,14 @@ class CognitiveModule(ABC):
     def learn(self, state: State, broadcast: torch.Tensor) -> State:
         """Update from the broadcast that won this cycle (default: nothing to learn)."""
         return state
+
+    def units(self, proposal: Proposal, b_prev: torch.Tensor) -> torch.Tensor:
+        """(agents, len(unit_signals)) this cycle's values of the module's units of Phi.
+
+        Default: its salience (its bid, a state the module carries) and the alignment
+        mean_d(content * b_{t-1}) of its proposal with the broadcast it read.
+        """
+        return torch.stack([proposal.salience, (proposal.content * b_prev).mean(dim=1)], dim=1)
 
     def describe(self) -> dict:
         return {"variant": self.variant, "backend": self.backend_name, "reads": list(self.reads)}
@@ -110,3 +119,14 @@ def cast_floats(tree, dtype):
     if isinstance(tree, dict):
         return {k: cast_floats(v, dtype) for k, v in tree.items()}
     raise TypeError(f"cannot cast {type(tree).__name__}")
+
+
+def rowwise_matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """x (agents, k) @ w (k, d) as one small product per agent (bmm over an expanded w).
+
+    A 2-D GEMM lets the BLAS block the agents' rows (register tiles of 4 rows, a GEMV for
+    one row), so a row's rounding depends on how many rows share the launch. bmm runs each
+    agent's (1, k) x (k, d) product on its own, so every agent's arithmetic is the same
+    whatever the batch (runtime.batch, an OOM fallback).
+    """
+    return torch.bmm(x.unsqueeze(1), w.expand(x.shape[0], *w.shape)).squeeze(1)

@@ -22,7 +22,7 @@ from abc import abstractmethod
 
 import torch
 
-from cognition.modules.base import CognitiveModule, Proposal, seeded_generator
+from cognition.modules.base import CognitiveModule, Proposal, rowwise_matmul, seeded_generator
 from cognition.modules.readout import rls_init, rls_predict, rls_update
 
 
@@ -42,7 +42,14 @@ def readout_learn(W, P, features, prediction, broadcast, forgetting: float):
 
 def gru_features(broadcast, hidden, w_ih, w_hh, b_ih, b_hh):
     """Kernel: the classical feature map, one GRU cell step (torch.nn.GRUCell's own op)."""
-    return torch.gru_cell(broadcast, hidden, w_ih, w_hh, b_ih, b_hh)
+    gi = rowwise_matmul(broadcast, w_ih.T) + b_ih
+    gh = rowwise_matmul(hidden, w_hh.T) + b_hh
+    i_r, i_z, i_n = gi.chunk(3, dim=1)
+    h_r, h_z, h_n = gh.chunk(3, dim=1)
+    r = torch.sigmoid(i_r + h_r)
+    z = torch.sigmoid(i_z + h_z)
+    n = torch.tanh(i_n + r * h_n)
+    return (1.0 - z) * n + z * hidden
 
 
 class Expectation(CognitiveModule):

@@ -29,6 +29,9 @@ from cognition.modules.base import CognitiveModule, Proposal
 class Hybrid(CognitiveModule):
     name = "hybrid"
     reads = ("broadcast", "expectation", "unconscious")
+    # Its decision only: the content is a blend of the others' contents (its alignment would be a
+    # weighted sum of theirs) and its salience |2 p_act - 1| a function of p_act.
+    unit_signals = ("p_act",)
 
     def __init__(self, cfg, dtype, device, model: str):
         self.cfg, self.dtype, self.device, self.model = cfg, dtype, device, model
@@ -57,6 +60,9 @@ class Hybrid(CognitiveModule):
         content = p_act[:, None] * e.content + (1.0 - p_act[:, None]) * u.content
         extras = {"p_act": p_act, "interference": interference, "belief": belief}
         return Proposal(content, (2.0 * p_act - 1.0).abs(), extras), state
+
+    def units(self, proposal, b_prev):
+        return proposal.extras["p_act"][:, None]
 
     def describe(self):
         return dict(super().describe(), model=self.model, gamma=self.cfg.gamma, time=self.cfg.time)

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import torch
 
-from cognition.modules.base import CognitiveModule, Proposal, seeded_generator
+from cognition.modules.base import CognitiveModule, Proposal, rowwise_matmul, seeded_generator
 
 
 def _association(seed: int, salt: int, D: int, k: int, dtype, device) -> torch.Tensor:
@@ -30,13 +30,13 @@ def _association(seed: int, salt: int, D: int, k: int, dtype, device) -> torch.T
 
 def associate(z, b_prev, M):
     """Kernel: content = tanh(M z) and its novelty mean_d (content - b_{t-1})^2."""
-    content = torch.tanh(z @ M.T)
+    content = torch.tanh(rowwise_matmul(z, M.T))
     return content, ((content - b_prev) ** 2).mean(dim=1)
 
 
 def stochastic_rnn(hidden, b_prev, eps, W, U, M, noise: float):
     """Kernel: h_t = tanh(W h_{t-1} + U b_{t-1} + noise eps_t), then the association of h_t."""
-    h = torch.tanh(hidden @ W.T + b_prev @ U.T + noise * eps)
+    h = torch.tanh(rowwise_matmul(hidden, W.T) + rowwise_matmul(b_prev, U.T) + noise * eps)
     return (h, *associate(h, b_prev, M))
 
 
@@ -71,7 +71,7 @@ class QuantumUnconscious(Unconscious):
         angles = torch.tanh(b_prev).detach().cpu().double().numpy()  # the builder scales by pi
         counts = self.backend.sample(self.circuit, angles, self.cfg.shots, streams.seeds())
         freq = torch.as_tensor(counts, dtype=torch.float64) / self.cfg.shots
-        z = (freq @ self._z_of_outcome).to(dtype=self.dtype, device=self.device)
+        z = rowwise_matmul(freq, self._z_of_outcome).to(dtype=self.dtype, device=self.device)
         p = freq.clamp_min(1e-300)
         entropy = -(freq * torch.log2(p)).sum(dim=1).to(dtype=self.dtype, device=self.device)
         content, salience = self._associate(z, b_prev, self.M)

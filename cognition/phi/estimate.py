@@ -1,9 +1,20 @@
-"""``estimate``: Gaussian Phi at the MIB from data, with bootstrap CI and a surrogate p-value."""
+"""``estimate``: Gaussian Phi at the MIB from data, with an interval and a null-model p-value.
+
+Two paths (docs/phi.md, "Estimation from data"):
+
+* an ensemble of >= 5 independent agents (``centre='agent'``, the default there): units
+  standardised per agent, bias-corrected Phi with a delete-one-agent jackknife interval
+  (:mod:`cognition.phi.ensemble`), and the trial-shuffling null across the MIB;
+* one series, or a few agents (``centre='pooled'``): pairs centred on the pooled mean, the
+  basic (block) bootstrap and the circular-shift null.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
+from cognition.phi.cut_test import every_cut_test
+from cognition.phi.ensemble import MIN_JACKKNIFE_AGENTS, Ensemble, jackknife, mib_stability
 from cognition.phi.resampling import (
     basic_interval,
     bootstrap_weights,
@@ -11,6 +22,7 @@ from cognition.phi.resampling import (
     monte_carlo_p_value,
     resampling_units,
 )
+from cognition.phi.partitions import mask_to_mib
 from cognition.phi.result import PhiResult, result_from_row
 from cognition.phi.search import phi_at_mib, resolve_search
 from cognition.phi.validation import check_options, check_series
@@ -18,14 +30,41 @@ from cognition.phi.validation import check_options, check_series
 REPORTED = ("phi_wms", "phi_r")
 
 
+CENTRES = ("auto", "agent", "pooled")
+SHARED = ("remove", "keep")
+
+
+def resolve_centre(centre: str, agents: int) -> str:
+    """'auto' -> 'agent' for ensembles of >= MIN_JACKKNIFE_AGENTS agents, else 'pooled'."""
+    if centre not in CENTRES:
+        raise ValueError(f"centre must be one of {CENTRES}, got {centre!r}")
+    if centre == "auto":
+        return "agent" if agents >= MIN_JACKKNIFE_AGENTS else "pooled"
+    if centre == "agent" and agents < MIN_JACKKNIFE_AGENTS:
+        raise ValueError(f"centre='agent' needs X with at least {MIN_JACKKNIFE_AGENTS} agents (shape "
+                         f"(agents, T, n)), got {agents}; use centre='pooled' for fewer")
+    return centre
+
+
 def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: int = 0, seed=None,
              search: str = "auto", confidence: float = 0.95, device=None, resample: str = "auto",
-             block_length: int | None = None) -> PhiResult:
+             block_length: int | None = None, centre: str = "auto", shared: str = "remove") -> PhiResult:
     """TDMI, Phi_WMS, Phi_R and stochastic interaction (bits) at the MIB, estimated from data.
 
     X: (T, n) one series or (agents, T, n) an ensemble of independent agents; lagged pairs
-    (X_{t-lag}, X_t) are formed within each agent and pooled into one (2n, 2n) covariance
-    (centred on the pooled mean, divided by N - 1).
+    (X_{t-lag}, X_t) are formed within each agent and pooled into one (2n, 2n) covariance.
+    centre: 'agent' (default for >= 5 agents): each agent's units standardised by its own
+    mean and sd, the MIB found with the normalised criterion, ``bias_corrected`` Phi with a
+    delete-one-agent jackknife t interval (any ``bootstrap`` > 0 requests it; the replicates
+    are the A leave-one-agent-out estimates), ``mib_stability``, and the intersection-union
+    trial-shuffling test across every bipartition (``surrogates`` permutations of the agents;
+    p = max over bipartitions, ``weakest_cut`` the bipartition attaining it;
+    :mod:`cognition.phi.cut_test`). 'pooled' (default for one
+    series or < 5 agents): pairs centred on the pooled mean (divided by N - 1), the basic
+    bootstrap and the circular-shift null below. See :mod:`cognition.phi.ensemble`.
+    shared: with centre='agent', 'remove' (default) subtracts each unit's across-agent mean
+    trajectory first, so Phi measures coupling within agents beyond the course every agent
+    shares; 'keep' leaves it in (Phi then counts a time-locked transient as integration).
     shrinkage: None, 'ledoit-wolf' (intensity estimated, Ledoit & Wolf 2004) or a float
     lambda in [0, 1]: S -> (1 - lambda) S + lambda (tr S / 2n) I.
     bootstrap: number of bootstrap replicates for a basic interval at ``confidence``
@@ -43,6 +82,9 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     X = check_series(X, lag)
     agents, T, n = X.shape
     rng = np.random.default_rng(seed)
+    if resolve_centre(centre, agents) == "agent":
+        return _estimate_ensemble(X, lag, shrinkage, bootstrap > 0, surrogates, rng, search, confidence, device,
+                                  shared)
     z, _ = pooled_pairs(X, lag)
     unit, block = resampling_units(agents, T - lag, lag, resample, block_length) if bootstrap else (None, None)
     stats = unit_statistics(z, block)
@@ -76,6 +118,46 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
                                 "independently, within agents); H0: nodes are independent processes")
     return result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)), method=method,
                            ci=ci, p_value=p_value, confidence=confidence if bootstrap else None)
+
+
+def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, search, confidence,
+                       device, shared: str) -> PhiResult:
+    """The per-agent path of :func:`estimate` (see its docstring and cognition.phi.ensemble)."""
+    if shared not in SHARED:
+        raise ValueError(f"shared must be one of {SHARED}, got {shared!r}")
+    if shrinkage == "ledoit-wolf":
+        raise ValueError("shrinkage='ledoit-wolf' goes with centre='pooled'; with per-agent centring "
+                         "pass None or a fixed float in [0, 1]")
+    agents, T, n = X.shape
+    ens = Ensemble.of(X, lag, float(shrinkage or 0.0), remove_shared=shared == "remove")
+    cov = ens.covariance()
+    _check_nonsingular(cov[0], n, shrinkage)
+    row = phi_at_mib(cov, search, device)
+    mask = np.asarray(row["masks"][0])
+    method = {"search": resolve_search(search, n),
+              "covariance": (("across-agent mean trajectory removed, " if ens.remove_shared else "")
+                             + "lagged pairs standardised per agent (own mean and sd), pooled, one mean per "
+                             "agent" + ("" if not shrinkage else f", fixed shrinkage {float(shrinkage):.4g}")),
+              "ci": "none", "null_model": "none", "bias_correction": "none"}
+    extra = {}
+    if want_ci:
+        jk = jackknife(ens, mask, confidence)
+        extra.update(ci=jk["ci"], bias_corrected=jk["estimate"], se=jk["se"], confidence=confidence,
+                     mib_stability=mib_stability(ens, mask, search, device))
+        method["ci"] = (f"delete-one-agent jackknife t interval ({agents - 1} df) at the stated MIB, "
+                        "around the bias-corrected value")
+        method["bias_correction"] = ("Quenouille half-series correction for per-agent centring, then the "
+                                     "delete-one-agent jackknife")
+    if surrogates:
+        test = every_cut_test(ens.standardised(), lag, surrogates, rng, float(shrinkage or 0.0))
+        extra["p_value"] = {k: test.p_value[k] for k in REPORTED}
+        extra["weakest_cut"] = {k: mask_to_mib(test.weakest[k]) for k in REPORTED}
+        method["null_model"] = (f"intersection-union trial-shuffling test over all {len(test.masks)} "
+                                f"bipartitions, {surrogates} permutations of the agents each; H0: some "
+                                "bipartition's parts are independent beyond what every agent shares; "
+                                "p = max over bipartitions")
+    return result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)), method=method,
+                           **extra)
 
 
 def _shrunk(shrinkage, cov: np.ndarray, n_pairs, fourth) -> tuple[np.ndarray, np.ndarray]:

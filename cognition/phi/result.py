@@ -16,7 +16,8 @@ class PhiResult:
     All information quantities are in bits. ``mib`` is ((part holding node 0), (other
     part)). ``ci`` maps "phi_wms"/"phi_r" to (low, high) at ``confidence`` when a
     bootstrap was run, else None; ``p_value`` maps them to the surrogate p-value when a
-    null model was run, else None. ``method`` names the search, covariance estimator,
+    null model was run, else None; ``weakest_cut`` (ensembles) maps them to the bipartition
+    whose parts are least dependent, the one that sets the p-value. ``method`` names the search, covariance estimator,
     CI method, null model and the MIB criterion (normalised by K or not).
     """
 
@@ -34,6 +35,16 @@ class PhiResult:
     ci: dict[str, tuple[float, float]] | None = None
     p_value: dict[str, float] | None = None
     confidence: float | None = None
+    bias_corrected: dict[str, float] | None = None
+    se: dict[str, float] | None = None
+    mib_stability: float | None = None
+    weakest_cut: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] | None = None
+
+    def headline(self, measure: str = "phi_r") -> float:
+        """The value to report: bias-corrected where a correction was made, else the plug-in value."""
+        if self.bias_corrected is not None:
+            return float(self.bias_corrected[measure])
+        return float(getattr(self, measure))
 
     def to_dict(self) -> dict:
         """JSON-able dict (tuples become lists, floats stay floats)."""
@@ -41,6 +52,8 @@ class PhiResult:
         out["mib"] = [list(p) for p in self.mib]
         if self.ci is not None:
             out["ci"] = {k: [float(v[0]), float(v[1])] for k, v in self.ci.items()}
+        if self.weakest_cut is not None:
+            out["weakest_cut"] = {k: [list(p) for p in v] for k, v in self.weakest_cut.items()}
         return out
 
 

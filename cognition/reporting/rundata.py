@@ -2,9 +2,10 @@
 
 A finished run directory holds ``config.yaml``, ``provenance.json``,
 ``metrics.jsonl`` and ``report.json`` (see :mod:`cognition.rundir`). The recorded
-unit signals, which the per-cycle bands need, are read from ``units.npy`` (or, for
-older runs, the newest verified checkpoint's ``units`` array), (agents, cycles, n_units). Anything else is not a
-run: :class:`NotARunError`, one line naming the directory and what is missing.
+unit signals, which the per-cycle bands need, are read from ``unit_history.npy`` (or, for
+older runs, ``units.npy`` or the newest verified checkpoint's ``units`` array), as (agents, cycles,
+n_units). Anything else is not a run: :class:`NotARunError`, one line naming the directory and
+what is missing.
 """
 from __future__ import annotations
 
@@ -76,18 +77,20 @@ def load_run(path: str | Path) -> RunData:
 def load_units(path: str | Path, cycles: int) -> np.ndarray | None:
     """Recorded unit signals (agents, cycles, n_units), or None when the run directory has none.
 
-    From ``units.npy`` (written at the end of every run), else from the newest verified
-    checkpoint (runs written before units.npy existed); None when neither holds ``cycles``
-    cycles.
+    From ``unit_history.npy`` (memory-mapped); for runs of older versions from ``units.npy`` or
+    the newest verified checkpoint's ``units``; None when none of them holds ``cycles`` cycles.
     """
+    from cognition.runtime.unit_history import HISTORY_NAME, read_history
+
     path = Path(path)
-    if (path / "units.npy").is_file():
-        try:
-            units = np.load(path / "units.npy", allow_pickle=False)
-        except (OSError, ValueError):
-            units = None
-        if units is not None and units.ndim == 3 and units.shape[1] >= cycles:
-            return np.asarray(units, dtype=np.float64)[:, :cycles, :]
+    for name, read in ((HISTORY_NAME, read_history), ("units.npy", lambda p: np.load(p, allow_pickle=False))):
+        if (path / name).is_file():
+            try:
+                units = read(path / name)
+            except (OSError, ValueError):
+                continue
+            if units.ndim == 3 and units.shape[1] >= cycles:
+                return units[:, :cycles, :]
     from cognition.runtime.checkpoint import CheckpointError, CheckpointStore
 
     try:

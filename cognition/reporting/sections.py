@@ -73,8 +73,8 @@ def _summary(report, records, provenance, config) -> Section:
     mode = provenance.get("quantum_mode")
     items = [f"verdict: {'every criterion passed' if report['passed'] else 'a criterion failed'}",
              f"mean {m} over cycles: {fmt.bits(phi.get('mean_bits'))}, CI {fmt.interval(phi.get('mean_ci_bits'))}",
-             f"whole-run {m}: {fmt.bits(whole.get(m))}, "
-             f"surrogate p-value {fmt.p_value((whole.get('p_value') or {}).get(m))}",
+             f"whole-run {m}: {fmt.bits(phi.get('headline_bits'))}, CI {fmt.interval(phi.get('headline_ci_bits'))}, "
+             f"integration test p-value {fmt.p_value(phi.get('headline_p_value'))}",
              f"quantum mode: {MODE_NAMES.get(mode, mode)} ({mode}), {config['run']['agents']} agents, "
              f"seed {provenance.get('seed')}",
              f"device: {device_text(provenance['device'])}",
@@ -112,26 +112,50 @@ def _phi_blocks(report: dict, records: list[dict]) -> list:
     elif phi.get("note"):
         items.append(f"mean over cycles: n/a ({phi['note']})")
     if whole:
-        items += [f"whole run: {fmt.bits(whole.get(m))} from {whole.get('n_samples')} lagged samples, CI "
-                  f"{fmt.interval((whole.get('ci') or {}).get(m))} ({whole['method'].get('ci')})",
-                  f"null model: {whole['method'].get('null_model')}; p-value "
-                  f"{fmt.p_value((whole.get('p_value') or {}).get(m))}"]
+        items += _whole_run_items(phi, whole)
     elif phi.get("whole_run_note"):
         items.append(f"whole run: n/a ({phi['whole_run_note']})")
     bands = report.get("phi_bands") or {}
     if "cycles" in bands:
-        items.append(f"per-cycle bands: {bands['ci_method']}; null band: {bands['null_method']}")
-        if bands.get("null_bits"):
-            items.append(f"{bands['cycles_above_null']} of {bands['n_cycles']} evaluated cycles lie above the null "
-                         f"band's upper edge (its {(1 + bands['confidence']) / 2:.1%} quantile)")
+        items.append(f"per-cycle bands (descriptive): {bands['ci_method']}; null band: {bands['null_method']}. "
+                     "The circular-shift band is not a test for an ensemble whose units share a time course "
+                     "(docs/phi.md); the whole-run integration test above is.")
     elif bands.get("note"):
         items.append(f"per-cycle bands: {bands['note']}")
     blocks = [items]
     if whole:
-        ci, p = whole.get("ci") or {}, whole.get("p_value") or {}
-        rows = [[k, fmt.bits(whole.get(k)), fmt.interval(ci.get(k)), fmt.p_value(p.get(k))] for k in MEASURES]
-        blocks.append(Table(["whole-run measure", "value", "CI", "surrogate p-value"], rows))
+        ci, p, bc = whole.get("ci") or {}, whole.get("p_value") or {}, whole.get("bias_corrected") or {}
+        rows = [[k, fmt.bits(bc.get(k, whole.get(k))), fmt.interval(ci.get(k)), fmt.p_value(p.get(k))]
+                for k in MEASURES]
+        blocks.append(Table(["whole-run measure", "value", "CI", "integration test p-value"], rows))
     return blocks
+
+
+def _whole_run_items(phi: dict, whole: dict) -> list[str]:
+    m, method = phi["measure"], whole["method"]
+    items = [f"whole run ({phi.get('headline_method')}): {fmt.bits(phi.get('headline_bits'))} from "
+             f"{whole.get('n_samples')} lagged samples, CI {fmt.interval(phi.get('headline_ci_bits'))} "
+             f"({method.get('ci')}); plug-in value {fmt.bits(whole.get(m))}",
+             f"covariance: {method.get('covariance')}",
+             f"integration test: {method.get('null_model')}; p-value {fmt.p_value(phi.get('headline_p_value'))}"]
+    if phi.get("weakest_cut"):
+        a, b = phi["weakest_cut"]
+        items.append(f"weakest cut (sets the p-value): {{{', '.join(a)}}} | {{{', '.join(b)}}}")
+    if phi.get("mib_stability") is not None:
+        items.append(f"MIB stability: {phi['mib_stability']:.0%} of leave-one-agent-out replicates find the same MIB")
+    calib = phi.get("calibration")
+    if calib:
+        items.append(calibration_text(calib))
+    return items
+
+
+def calibration_text(calib: dict) -> str:
+    """One line quoting the measured calibration that applies to a run's settings."""
+    fp = ", ".join(f"{r['family']} {r['false_positive_rate']:.1%}" for r in calib["null_families"])
+    cov = calib["coverage"]
+    return (f"calibration ({calib['command']}): false positives at alpha {calib['alpha']}: {fp}; CI coverage "
+            f"{cov['coverage_true_mib']:.1%} of the nominal 95 % at {cov['agents']} agents x {cov['cycles']} "
+            f"cycles ({'this run' if calib['exact_size'] else 'the nearest size measured'})")
 
 
 def _mib_blocks(report: dict, records: list[dict]) -> list:
@@ -210,6 +234,9 @@ def _retry_blocks(report: dict, provenance: dict) -> list:
                              for r in report["retries"]]))
     else:
         blocks.append("No cycle was retried.")
+    recovery = report.get("recovery") or []
+    blocks.append([f"cycle {e['cycle']}: {e['detail']}" for e in recovery] if recovery else
+                  "Not resumed; no checkpoint was skipped or discarded; agents per launch never grew back.")
     dev = provenance["device"]
     items = [f"device fallback: {'yes' if dev.get('fell_back') else 'no'} ({device_text(dev)})",
              f"classical fallback of a quantum component: {'yes' if provenance.get('classical_fallback') else 'no'}",

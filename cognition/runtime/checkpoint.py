@@ -135,9 +135,11 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: temp file in the same directory, fsync, rename, fsync the directory."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide run files from the owner's group
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -182,10 +184,10 @@ class CheckpointStore:
         self.directory.mkdir(parents=True, exist_ok=True)
         body, marker = self._paths(cycle)
         marker.unlink(missing_ok=True)  # re-saving a cycle: no marker may vouch for a stale body
-        _atomic_write(body, data)
+        atomic_write(body, data)
         manifest = {"format": FORMAT, "cycle": cycle, "file": body.name, "bytes": len(data),
                     "sha256": hashlib.sha256(data).hexdigest()}
-        _atomic_write(marker, json.dumps(manifest).encode())
+        atomic_write(marker, json.dumps(manifest).encode())
         self._prune()
         return body
 
@@ -196,13 +198,28 @@ class CheckpointStore:
         for p in self.directory.glob(".tmp-*"):  # left by a save killed mid-write
             p.unlink(missing_ok=True)
 
-    def discard_newer_than(self, cycle: int) -> None:
-        """Delete checkpoints after ``cycle`` (after resuming from an older one because the
-        newer ones failed to verify, so that they can never shadow the resumed run)."""
-        for c in self.cycles():
-            if c > cycle:
-                for p in self._paths(c)[::-1]:
-                    p.unlink(missing_ok=True)
+    def orphans(self) -> list[str]:
+        """Checkpoint files without a completion marker (a save killed between the two renames,
+        or a deleted marker): never loaded, named when a resume deletes them."""
+        if not self.directory.is_dir():
+            return []
+        marked = {f"ckpt-{c:09d}.npz" for c in self.cycles()}
+        return sorted(p.name for p in self.directory.glob("ckpt-*.npz") if p.name not in marked)
+
+    def discard(self, cycles: list[int], orphans: list[str] = ()) -> list[str]:
+        """Delete the checkpoints of ``cycles`` (marker first) and the ``orphans``; return their names.
+
+        A resume from an older checkpoint, because the newer ones failed to verify, discards
+        the newer ones, so that they can never shadow the resumed run."""
+        gone = []
+        for c in cycles:
+            for p in self._paths(c)[::-1]:
+                p.unlink(missing_ok=True)
+            gone.append(self._paths(c)[0].name)
+        for name in orphans:
+            (self.directory / name).unlink(missing_ok=True)
+            gone.append(name)
+        return gone
 
     def _verify(self, cycle: int) -> dict[str, Any]:
         body, marker = self._paths(cycle)

@@ -3,9 +3,10 @@
 Grammar (comma-separated tokens, no spaces needed)::
 
     token  := KIND "@" CYCLE [":" WHEN]
-    KIND   := oom | accelerator_oom | cublas | nvml | cpu_alloc | aer | sigterm | sigkill
+    KIND   := oom | accelerator_oom | cublas | nvml | cpu_alloc | aer | sigterm | sigkill | enospc
     CYCLE  := integer >= 0, the number of the cycle about to run as the caller counts it
-              (the runner passes metrics.jsonl's cycle number: the first cycle is 1)
+              (the runner passes metrics.jsonl's cycle number: the first cycle is 1;
+              :func:`check_reachable` refuses a cycle a run never reaches)
     WHEN   := first (default: only the first try of that cycle) | always (every try)
 
 Each kind raises the real error a researcher would meet, so rehearsals exercise the
@@ -22,14 +23,19 @@ same classifier and recovery path as a real failure (see :mod:`cognition.runtime
   the local :class:`QuantumMemoryError` stand-in if the quantum package is absent
 - ``sigterm`` / ``sigkill``: the process sends itself that signal (a preempted or
   killed job), to rehearse checkpoint-on-signal and ``--resume``
+- ``enospc``: ``OSError(ENOSPC, "No space left on device")`` when the cycle's results are
+  written (stage ``write``: the runner asks after the cycle, before its files are
+  appended), to rehearse a full disk
 """
 from __future__ import annotations
 
+import errno
 import os
 import signal
 from dataclasses import dataclass
 
-FAULT_KINDS = ("oom", "accelerator_oom", "cublas", "nvml", "cpu_alloc", "aer", "sigterm", "sigkill")
+FAULT_KINDS = ("oom", "accelerator_oom", "cublas", "nvml", "cpu_alloc", "aer", "sigterm", "sigkill", "enospc")
+WRITE_KINDS = ("enospc",)  # fired when a cycle's results are written; the others before the cycle runs
 _WHEN = ("first", "always")
 
 
@@ -51,6 +57,10 @@ class Fault:
 
     def __str__(self) -> str:
         return f"{self.kind}@{self.cycle}" + (":always" if self.always else "")
+
+    @property
+    def stage(self) -> str:
+        return "write" if self.kind in WRITE_KINDS else "step"
 
 
 def parse_fault_spec(text: str) -> list[Fault]:
@@ -77,6 +87,25 @@ def parse_fault_spec(text: str) -> list[Fault]:
     return faults
 
 
+def check_reachable(faults: list[Fault], last: int, done: int = 0) -> None:
+    """FaultSpecError unless every fault can fire in a run that goes from cycle ``done + 1`` to ``last``,
+    and no two faults share a cycle (the first would hide the second)."""
+    seen: dict[int, Fault] = {}
+    for fault in faults:
+        problem = None
+        if fault.cycle < 1:
+            problem = "cycle 0 never runs: the first cycle is 1"
+        elif fault.cycle > last:
+            problem = f"the run ends at cycle {last}, so it would never fire"
+        elif fault.cycle <= done:
+            problem = f"cycle {fault.cycle} is already done: the run resumes at cycle {done + 1}"
+        elif fault.cycle in seen:
+            problem = f"{seen[fault.cycle]} already fails cycle {fault.cycle}: one fault per cycle"
+        if problem:
+            raise FaultSpecError(f"--inject-fault token {str(fault)!r}: {problem}")
+        seen[fault.cycle] = fault
+
+
 def _aer_memory_error(tag: str) -> BaseException:
     detail = ("Insufficient memory to run circuit using the statevector simulator. "
               f"Required memory: 16384M, max memory: 4096M {tag}")
@@ -95,6 +124,8 @@ def raise_fault(fault: Fault) -> None:
         return
     if fault.kind == "aer":
         raise _aer_memory_error(tag)
+    if fault.kind == "enospc":
+        raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} {tag}")
     import torch
 
     if fault.kind == "oom":
@@ -122,7 +153,8 @@ class FaultInjector:
     """Fires the faults of a spec when the loop reaches their cycle.
 
     Call :meth:`maybe_raise` at the start of every try of every cycle, with
-    ``attempt`` = 0 for the first try and 1, 2, ... for retries. ``fired`` records
+    ``attempt`` = 0 for the first try and 1, 2, ... for retries, and with
+    ``stage="write"`` before the cycle's results are written. ``fired`` records
     ``(cycle, attempt, fault)`` for the report.
     """
 
@@ -130,9 +162,9 @@ class FaultInjector:
         self.faults = parse_fault_spec(faults) if isinstance(faults, str) else list(faults)
         self.fired: list[tuple[int, int, str]] = []
 
-    def maybe_raise(self, cycle: int, attempt: int = 0) -> None:
+    def maybe_raise(self, cycle: int, attempt: int = 0, stage: str = "step") -> None:
         for fault in self.faults:
-            if fault.cycle == cycle and (fault.always or attempt == 0):
+            if fault.cycle == cycle and fault.stage == stage and (fault.always or attempt == 0):
                 self.fired.append((cycle, attempt, str(fault)))
                 raise_fault(fault)
 

@@ -12,12 +12,19 @@ Two parts, in bytes:
   prediction; the GRU and stochastic-RNN hidden states; the broadcast (D); all
   in the run's dtype. Doubled, because a cycle builds the new state beside the old.
 
-Host-side records (the units history, metrics) are not on the device and not counted.
+Host-side records are planned apart (:func:`check_host`): the run streams its
+history to disk (``unit_history.npy`` and ``metrics.jsonl``, bytes per cycle), and the
+end-of-run analysis holds the unit signals of every cycle (a few working copies of
+agents x cycles x units float64), so run length and agents are checked against free
+disk and available host memory before anything is written.
 """
 from __future__ import annotations
 
 import math
+import os
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 from cognition.errors import ConfigError
 
@@ -105,3 +112,70 @@ def check_fits(cfg, budget_bytes: int, **kwargs) -> RunMemoryPlan:
                        f"lower run.agents, the hidden sizes or the qubit widths")
         raise ConfigError(field, p.batch, allowed)
     return p
+
+
+# working copies of the unit history in the final analysis (measured: ~3 for the bands, ~2 for the lagged pairs)
+ANALYSIS_COPIES = 6
+METRICS_LINE_BYTES = 1024  # one metrics.jsonl line, rounded up (about 460 B with 3 modules and CPU telemetry)
+
+
+def available_host_bytes() -> int | None:
+    """Memory the OS can give this process now (psutil, else /proc/meminfo MemAvailable)."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except ImportError:
+        pass
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def free_disk_bytes(path: str | os.PathLike) -> int | None:
+    """Free bytes on the file system that holds ``path`` (or its nearest existing parent); None if unknown."""
+    path = Path(path).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        usage = shutil.disk_usage(path)
+    except OSError:
+        return None
+    return int(usage.free) if usage.total else None  # /proc and the like: not a disk, nothing to plan
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.3g} GiB"
+
+
+def check_host(cfg, n_units: int, *, available: int | None) -> dict:
+    """ConfigError, before anything is allocated or written, when run.agents or run.cycles cannot fit
+    host memory (per-agent state, and the final analysis over every cycle). Returns the plan (bytes)."""
+    agents, cycles = cfg.run.agents, cfg.run.cycles
+    history = agents * n_units * 8  # bytes of unit signals per cycle
+    state = agents * classical_bytes_per_agent(cfg)
+    plan = {"host_bytes": state + ANALYSIS_COPIES * history * cycles, "available_host_bytes": available}
+    if available is not None and plan["host_bytes"] > available:
+        # the agents' state alone too large: name the agents; else the analysis over every cycle
+        analysis = f"whose final analysis ({agents} agents x {n_units} units x cycles)"
+        field, value, what = (("run.agents", agents, "whose state") if state > available else
+                              ("run.cycles", cycles, analysis))
+        raise ConfigError(field, value, f"a run {what} fits host memory: it needs about "
+                                        f"{_gib(plan['host_bytes'])}, {_gib(available)} is available")
+    return plan
+
+
+def check_disk(cfg, n_units: int, *, run_dir, free_disk: int | None, done: int = 0) -> dict:
+    """ConfigError, before anything is written, when the per-cycle files of the cycles still to run
+    (after ``done``) cannot fit the free disk. Returns the plan (bytes)."""
+    cycles = cfg.run.cycles - done
+    plan = {"disk_bytes": cycles * (cfg.run.agents * n_units * 8 + METRICS_LINE_BYTES), "free_disk_bytes": free_disk}
+    if free_disk is not None and plan["disk_bytes"] > free_disk:
+        raise ConfigError("run.cycles", cfg.run.cycles, f"a run whose unit history and metrics ({cycles} cycles to "
+                                                        f"go) fit the disk of {run_dir}: they need about "
+                                                        f"{_gib(plan['disk_bytes'])}, {_gib(free_disk)} is free")
+    return plan

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognition.sweeps.state import clear_startup_files, point_state, read_report
+from cognition.sweeps.state import point_state, read_report
 
 RETRIABLE = ("killed", "interrupted")  # outcomes that a resume can finish
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -101,8 +101,6 @@ def run_point(task: PointTask, cpus=None) -> PointResult:
     if state == "foreign":
         return PointResult(task.name, "error", False, 2, 0.0,
                            f"{run_dir} is not a finished or resumable run directory; move it away")
-    if state == "restart":
-        clear_startup_files(run_dir)
     marker = Path(task.running_dir) / task.name
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(f"{socket.gethostname()} {os.getpid()}\n")

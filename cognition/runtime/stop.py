@@ -1,0 +1,74 @@
+"""Stopping a run cleanly: signals, and failures after the start.
+
+* :class:`StopRequest` turns SIGTERM/SIGINT into a flag the runner checks between
+  cycles (checkpoint, report, exit 1). A second signal, or one while the report is
+  being written (``urgent``), raises :class:`StopNow` at once: the user means it.
+* :class:`RunStopped` is every failure after the run directory was claimed: a full
+  disk, ``checkpoints/`` replaced by a file, a second Ctrl-C, a bug. Its message is one
+  line naming the cause, the last good checkpoint and the exact ``--resume`` command;
+  the command line prints it and exits 1. Nothing written before it is lost: a resume
+  cuts the files back to that checkpoint and continues.
+"""
+from __future__ import annotations
+
+import signal
+
+from cognition.errors import describe_error
+
+
+class StopNow(BaseException):
+    """A second signal (or one during the report): stop at once. A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` on the way swallows it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class RunStopped(Exception):
+    """A run that stopped after its start; ``str()`` is the one line to print (exit 1)."""
+
+
+class StopRequest:
+    """Context manager: SIGTERM/SIGINT set :attr:`signum`; a second one raises StopNow."""
+
+    def __init__(self):
+        self.signum = None
+        self.urgent = False  # set once the cycles are done: any signal stops at once
+        self._previous = {}
+
+    def __enter__(self) -> "StopRequest":
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                self._previous[sig] = signal.signal(sig, self._handle)
+            except ValueError:  # not the main thread: leave signals alone
+                pass
+        return self
+
+    def _handle(self, signum, frame):
+        if self.signum is not None or self.urgent:
+            raise StopNow(signum)
+        self.signum = signum
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
+def resume_command(run_dir) -> str:
+    return f"python -m cognition.validate --resume {run_dir}"
+
+
+def cause(exc: BaseException) -> str:
+    """The failure in a few words: 'a second SIGINT', or 'OSError: [Errno 28] No space left ...'."""
+    return f"{exc} received" if isinstance(exc, StopNow) else describe_error(exc)
+
+
+def stopped_message(exc: BaseException, *, where: str, last_checkpoint: int | None, run_dir) -> str:
+    """The one line for a run that stopped ``where`` (e.g. 'in cycle 57') because of ``exc``."""
+    if last_checkpoint is None:
+        saved = "no checkpoint was written yet, so the resume starts from cycle 0"
+    else:
+        saved = f"last good checkpoint: cycle {last_checkpoint}"
+    return (f"run stopped {where}: {cause(exc)}; {saved}; fix the cause, then continue with: "
+            f"{resume_command(run_dir)}")

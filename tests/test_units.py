@@ -1,0 +1,64 @@
+"""The loop's units of Phi are state variables, none a copy of the others (issue 14, item 4).
+
+Reference: ordinary least squares. A unit that is a (near-)deterministic linear function of
+the others at the same cycle would be predicted with R^2 close to 1.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cognition import phi
+from cognition.benchmarks.calibration import real_run_units
+from looptools import run_loop
+
+
+def _r2_each_from_others(units: np.ndarray) -> np.ndarray:
+    Z = (units - units.mean(axis=1, keepdims=True)) / units.std(axis=1, keepdims=True)
+    Z = Z.reshape(-1, Z.shape[-1])
+    out = []
+    for i in range(Z.shape[1]):
+        others = np.c_[np.delete(Z, i, axis=1), np.ones(len(Z))]
+        beta, *_ = np.linalg.lstsq(others, Z[:, i], rcond=None)
+        out.append(1.0 - np.var(Z[:, i] - others @ beta) / np.var(Z[:, i]))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("mode", ["lite", "disabled"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_no_unit_is_predictable_from_the_others(mode, seed):
+    units, names = real_run_units(mode, seed, cycles=50)
+    assert names == ["expectation.salience", "expectation.alignment", "unconscious.salience",
+                     "unconscious.alignment", "hybrid.p_act", "workspace.broadcast_mean",
+                     "workspace.broadcast_contrast"]
+    r2 = _r2_each_from_others(units)
+    assert r2.max() < 0.95, dict(zip(names, r2.round(3)))
+
+
+def test_a_setting_that_leaves_every_unit_unchanged_leaves_phi_unchanged():
+    # With capacity 1 the softmax temperature cannot change who wins (argmax), so no unit moves.
+    from cognition.assemble import assemble
+    from cognition.config import load_config
+
+    results = []
+    for temperature in (0.025, 2.5):
+        cfg = load_config(overrides={"run": {"cycles": 40}, "quantum": {"mode": "disabled"},
+                                     "workspace": {"temperature": temperature}})
+        loop = assemble(cfg).loop
+        _, _, units = run_loop(loop, 40)
+        results.append((units, phi.estimate(units, bootstrap=1)))
+    (u0, r0), (u1, r1) = results
+    np.testing.assert_array_equal(u0, u1)
+    assert r0.mib == r1.mib and r0.bias_corrected == r1.bias_corrected
+
+
+@pytest.mark.parametrize("mode", ["disabled", "lite"])
+def test_unit_count_from_the_config_matches_the_built_loop(mode):
+    # the runtime plans memory and disk from the config before building anything (cognition/session.py)
+    from cognition.assemble import assemble
+    from cognition.config import load_config
+    from cognition.loop import WORKSPACE_SIGNALS
+    from cognition.modules import unit_signal_count
+
+    cfg = load_config(overrides={"quantum": {"mode": mode}})
+    assert unit_signal_count(cfg) + len(WORKSPACE_SIGNALS) == assemble(cfg).loop.n_units == 7
