@@ -14,7 +14,13 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from cognition.phi.iit3.emd import bernoulli_product_emd, hamming_emd_diffs, strong_lower_bound
-from cognition.phi.iit3.fastemd import pyemd_emd, pyemd_hamming, quantization_bound
+from cognition.phi.iit3.fastemd import (
+    cost_rounding_relative,
+    pyemd_emd,
+    pyemd_hamming,
+    quantization_bound,
+    quantization_margins,
+)
 from cognition.phi.iit3.hypercube import lipschitz_vertices
 from cognition.phi.iit3.network_simplex import hamming_emd_simplex
 from cognition.phi.iit3.transport import min_cost_transport
@@ -121,3 +127,40 @@ def test_pyemd_rounding_stays_within_its_bound(k):
         p, q = random_pair(rng, k, trial % 3)
         exact = lp_emd(p, q, k)
         assert abs(pyemd_hamming(p, q) - exact) <= quantization_bound(k)
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 5])
+def test_hypercube_simplex_with_free_excess_equals_transport(k):
+    # pyemd's EMD-hat: the heavier histogram leaves its excess anywhere for free. With
+    # costs proportional to the Hamming distance the hypercube network simplex with a
+    # sink must give the transportation simplex's integer optimum.
+    rng = np.random.default_rng(40 + k)
+    hamming = (np.abs((np.arange(1 << k)[:, None] ^ np.arange(1 << k)[None, :])[..., None] >> np.arange(k) & 1)
+               .sum(-1).astype(float))
+    for _ in range(30):
+        a = np.floor(rng.random(1 << k) ** 3 * 1e5)
+        b = np.floor(rng.random(1 << k) ** 3 * 1e5)
+        common = np.minimum(a, b)
+        a, b = a - common, b - common  # disjoint supports, as pyemd leaves them
+        if a.sum() < b.sum():
+            a, b = b, a
+        expected = min_cost_transport(a[a > 0], b[b > 0], hamming[np.ix_(a > 0, b > 0)]) if b.any() else 0.0
+        assert hamming_emd_simplex(a - b, k, free_excess=True) == expected
+
+
+def test_cost_rounding_is_relative_to_the_emd():
+    # 1e6 / k rounded: exact multiples for k = 1, 2, 4, 5; off by 1e-6 of the distance at
+    # k = 3 (333333, 666667, 1000000) and 2e-6 at k = 6.
+    assert [cost_rounding_relative(k) for k in (1, 2, 4, 5)] == [0.0] * 4
+    assert cost_rounding_relative(3) == pytest.approx(1e-6, rel=1e-3)
+    assert cost_rounding_relative(6) == pytest.approx(2e-6, rel=1e-3)
+    # pyemd's value is within the masses' rounding margin plus that fraction of the EMD.
+    rng = np.random.default_rng(3)
+    for k in (3, 4):
+        for trial in range(8):
+            p, q = random_pair(rng, k, trial % 3)
+            exact = lp_emd(p, q, k)
+            mass = float(quantization_margins(p, q[None, :], costs=False)[0])
+            bound = mass + cost_rounding_relative(k) * (exact + mass)
+            assert abs(pyemd_hamming(p, q) - exact) <= bound
+            assert bound < quantization_bound(k)

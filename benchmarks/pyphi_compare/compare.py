@@ -3,6 +3,8 @@
     python benchmarks/pyphi_compare/compare.py                      # 3-6 node cases
     python benchmarks/pyphi_compare/compare.py --cases basic big --json out.json
 
+Set OPENBLAS_NUM_THREADS=1 (both sides inherit it) to time one core against one core.
+
 Ours runs in this environment; PyPhi runs in its own virtualenv (see README.md and
 setup_venv.sh) through pyphi_worker.py, case by case, interleaved with ours so both see
 the same machine load. Printed: Phi from each, their difference, median wall seconds,
@@ -28,10 +30,11 @@ from cognition.benchmarks.iit3 import cases, node_count, time_case  # noqa: E402
 WORKER = Path(__file__).with_name("pyphi_worker.py")
 
 
-def run_pyphi(python: Path, name: str, case: dict, modes: list[str], repeats: int) -> dict:
+def run_pyphi(python: Path, name: str, case: dict, modes: list[str], repeats: int, cores: int | None = None) -> dict:
     request = {
         "repeats": repeats,
         "modes": modes,
+        "cores": cores,
         "cases": [{
             "name": name,
             "tpm": case["tpm"].tolist(),
@@ -53,11 +56,16 @@ def main(argv: list[str] | None = None) -> int:
     all_cases = cases()
     p = argparse.ArgumentParser(prog="compare.py", description=__doc__.splitlines()[0])
     p.add_argument("--venv", default="/tmp/pyphi-venv", help="PyPhi 1.2.0 virtualenv (see setup_venv.sh)")
-    p.add_argument("--cases", nargs="+", default=list(all_cases), choices=list(all_cases))
+    p.add_argument("--cases", nargs="+", choices=list(all_cases),
+                   default=[name for name, case in all_cases.items() if node_count(case) <= 6])
     p.add_argument("--repeats", type=int, default=3, help="runs of ours per case (median)")
     p.add_argument("--pyphi-repeats", type=int, default=1, help="runs of PyPhi per case and mode")
     p.add_argument("--parallel-max-nodes", type=int, default=5,
                    help="time PyPhi's parallel mode only up to this many nodes")
+    p.add_argument("--pyphi-cores", type=int, default=1,
+                   help="processes of PyPhi's parallel mode (NUMBER_OF_CORES; 0: PyPhi's default, all)")
+    p.add_argument("--pyphi-max-nodes", type=int, default=6,
+                   help="run PyPhi only up to this many nodes (above: ours alone)")
     p.add_argument("--workers", type=int, default=1, help="processes for our cut evaluation")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = p.parse_args(argv)
@@ -75,7 +83,13 @@ def main(argv: list[str] | None = None) -> int:
         n = node_count(case)
         modes = ["sequential"] + (["parallel"] if n <= args.parallel_max_nodes else [])
         ours_s, ours = time_case(case, args.repeats, args.workers)
-        ref = run_pyphi(python, name, case, modes, args.pyphi_repeats)
+        if n > args.pyphi_max_nodes:
+            rows.append(dict(case=name, nodes=n, phi_ours=ours.phi, ours_s=ours_s, workers=args.workers,
+                             cut_ours=[list(ours.cut.from_nodes), list(ours.cut.to_nodes)] if ours.cut else None))
+            print(f"{name:<10} {n:>2} {'-':>11} {ours.phi:>11.6f} {'-':>8} {'-':>11} {'-':>11} {ours_s:>8.3f}",
+                  flush=True)
+            continue
+        ref = run_pyphi(python, name, case, modes, args.pyphi_repeats, cores=args.pyphi_cores or None)
         res = ref["results"][name]
         seq = statistics.median(res["sequential"]["seconds"])
         par = statistics.median(res["parallel"]["seconds"]) if "parallel" in res else None

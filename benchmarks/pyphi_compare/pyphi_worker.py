@@ -64,6 +64,8 @@ def run(case: dict, parallel: bool, repeats: int) -> dict:
 
 def main() -> None:
     request = json.load(sys.stdin)
+    if request.get("cores"):  # processes of PyPhi's parallel mode (default: all cores)
+        pyphi.config.NUMBER_OF_CORES = int(request["cores"])
     out = {"pyphi_version": pyphi.__version__, "numpy": np.__version__, "results": {}}
     for case in request["cases"]:
         out["results"][case["name"]] = {

@@ -7,6 +7,8 @@ PY="${PYTHON:-python3.11}"
 "$PY" -m venv "$VENV"
 "$VENV/bin/pip" install --upgrade pip
 "$VENV/bin/pip" install "pyphi==1.2.0" "numpy<1.24" "scipy<1.11"
+VENV="$(cd "$VENV" && pwd)"
+cd "$(mktemp -d)"  # the import check below writes pyphi.log into the working directory
 "$VENV/bin/python" - <<'PY'
 import collections, collections.abc
 for n in ("Iterable", "Mapping", "MutableMapping", "Sequence", "Callable", "Hashable", "Set"):

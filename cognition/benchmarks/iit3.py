@@ -1,9 +1,11 @@
 """``python -m cognition.bench iit3``: exact IIT 3.0 Phi, seconds by node count.
 
 Cases are PyPhi 1.2's reference networks (basic, xor, the `big` 4-node subsystem,
-rule 152, `big`) and a 6-node ring of elementary cellular automaton rule 152. Each case is
-timed from scratch (fresh caches) `--repeats` times and the median reported; the
-published PyPhi value is printed beside ours where one exists. The side-by-side
+rule 152, `big`), rings of 6 and 7 cells of elementary cellular automaton rule 152, and
+sparse stochastic networks of 5, 6 and 7 nodes (`iit3_networks.sparse_logistic_network`:
+logistic units, density 0.5, beta 2, generator seed = node count). Each case is timed
+from scratch (fresh caches) `--repeats` times and the median reported; the published
+PyPhi value is printed beside ours where one exists. The side-by-side
 comparison with PyPhi itself lives in benchmarks/pyphi_compare/ (it needs PyPhi's own
 virtualenv).
 """
@@ -14,6 +16,8 @@ import statistics
 import time
 
 import numpy as np
+
+from .iit3_networks import sparse_logistic_network
 
 # PyPhi 1.2.0: pyphi/examples.py (basic_network, xor_network) and
 # test/example_networks.py (big, rule152); published values from test/test_big_phi.py.
@@ -49,8 +53,7 @@ def cases() -> dict[str, dict]:
     """name -> {tpm, cm, state, nodes, published}: the benchmark systems."""
     big = np.array([[int(c) for c in row] for row in _BIG_ROWS])
     r152, r152_cm = elementary_ca(152, 5)
-    r152_6, r152_6_cm = elementary_ca(152, 6)
-    return {
+    out = {
         "basic": dict(tpm=np.array(_BASIC[0]), cm=np.array(_BASIC[1]), state=(1, 0, 0), nodes=None,
                       published=2.3125),
         "xor": dict(tpm=np.array(_XOR[0]), cm=np.array(_XOR[1]), state=(0, 0, 0), nodes=None,
@@ -58,8 +61,14 @@ def cases() -> dict[str, dict]:
         "big_0123": dict(tpm=big, cm=None, state=(1,) * 5, nodes=(0, 1, 2, 3), published=0.366389),
         "rule152": dict(tpm=r152, cm=r152_cm, state=(0,) * 5, nodes=None, published=6.952286),
         "big": dict(tpm=big, cm=None, state=(1,) * 5, nodes=None, published=10.729491),
-        "rule152_6": dict(tpm=r152_6, cm=r152_6_cm, state=(0,) * 6, nodes=None, published=None),
     }
+    for n in (6, 7):
+        ring, ring_cm = elementary_ca(152, n)
+        out[f"rule152_{n}"] = dict(tpm=ring, cm=ring_cm, state=(0,) * n, nodes=None, published=None)
+    for n in (5, 6, 7):
+        net = sparse_logistic_network(n, 0.5, 2.0, np.random.default_rng(n))
+        out[f"sparse{n}"] = dict(tpm=net["tpm"], cm=net["cm"], state=net["state"], nodes=None, published=None)
+    return out
 
 
 def node_count(case: dict) -> int:
@@ -80,7 +89,8 @@ def time_case(case: dict, repeats: int, workers: int = 1) -> tuple[float, object
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(prog="python -m cognition.bench iit3", description=__doc__.splitlines()[0])
-    p.add_argument("--nodes", type=int, nargs="+", default=[3, 4, 5, 6], help="node counts to run")
+    p.add_argument("--nodes", type=int, nargs="+", default=[3, 4, 5, 6],
+                   help="node counts to run (7: the 7-node cases, minutes each)")
     p.add_argument("--repeats", type=int, default=3, help="runs per case below 6 nodes (median)")
     p.add_argument("--large-repeats", type=int, default=1, help="runs per case of 6 or more nodes")
     p.add_argument("--workers", type=int, default=1, help="processes for cut evaluation")

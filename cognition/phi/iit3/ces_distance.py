@@ -17,21 +17,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .emd import bernoulli_product_emd, hamming_emd_diffs, marginal_lower_bounds
+from .emd import bernoulli_product_emd, hamming_emd_upper_bounds, marginal_lower_bounds
 from .fastemd import pyemd_emd, quantization_bound
-from .hypercube import MAX_EXACT_DUAL_BITS, tree_transport_matrices
+from .hypercube import MAX_EXACT_DUAL_BITS
 from .mechanism import PRECISION, Mice
 from .repertoires import Repertoires, bits_of, pyphi_sum, subindex
 
 
 @dataclass(frozen=True)
 class ConceptPoint:
-    """A concept (phi > 0) of a possibly cut system, local bitmasks."""
+    """A concept (phi > 0) of a possibly cut system, local bitmasks; `inputs` are that
+    system's (cut) node inputs, which its unconstrained effect repertoire comes from
+    (PyPhi expands a concept with its own subsystem's repertoires)."""
 
     mechanism: int
     phi: float
     cause: Mice
     effect: Mice
+    inputs: tuple[int, ...]
 
     def emd_eq(self, other: ConceptPoint) -> bool:
         """PyPhi's `Concept.emd_eq`: same phi, mechanism and repertoires."""
@@ -61,9 +64,17 @@ class ConceptSpace:
         self.reps = reps
         self.engine = engine
         self._cache: dict[tuple, float] = {}
+        self._expanded: dict[tuple, tuple] = {}
 
     def _expanded_cause(self, mice: Mice, union: int) -> tuple[np.ndarray, tuple[int, ...]]:
         """The cause repertoire times the uniform distribution on the missing nodes."""
+        key = (id(mice), union)  # Mice objects live in the analyzer's caches: ids are stable
+        hit = self._expanded.get(key)
+        if hit is None:
+            hit = self._expanded[key] = self._expand_cause(mice, union)
+        return hit
+
+    def _expand_cause(self, mice: Mice, union: int) -> tuple[np.ndarray, tuple[int, ...]]:
         n_union = bin(union).count("1")
         extra = union & ~mice.purview
         singles = tuple(1 << b for b in bits_of(extra))
@@ -74,22 +85,26 @@ class ConceptSpace:
         probs = probs[subindex(union, mice.purview)] * (1.0 / (1 << bin(extra).count("1")))
         return probs / pyphi_sum(probs, n_union), blocks + singles
 
-    def _expanded_effect(self, mice: Mice, union: int) -> np.ndarray:
+    def _unconstrained(self, p: int, inputs) -> tuple[float, float]:
+        """Node p's unconstrained effect marginal in the system with these (cut) inputs."""
+        return self.reps.effect_off_on(p, inputs[p], 0)
+
+    def _expanded_effect(self, mice: Mice, union: int, inputs) -> np.ndarray:
         """(P(OFF), P(ON)) per union node, unconstrained where the concept says nothing."""
         own = dict(zip(bits_of(mice.purview), mice.repertoire, strict=True)) if mice.repertoire is not None else {}
-        return np.array([own[p] if p in own else self.reps.effect_off_on(p, 0) for p in bits_of(union)])
+        return np.array([own[p] if p in own else self._unconstrained(p, inputs) for p in bits_of(union)])
 
-    def _effect_distance(self, e1: Mice, e2: Mice) -> float:
-        union = e1.purview | e2.purview
+    def _effect_distance(self, a: ConceptPoint, b: ConceptPoint) -> float:
+        union = a.effect.purview | b.effect.purview
         if self.engine.name == "exact":
-            a, b = self._expanded_effect(e1, union), self._expanded_effect(e2, union)
-            return bernoulli_product_emd(a[:, 1], b[:, 1])
+            x, y = self._expanded_effect(a.effect, union, a.inputs), self._expanded_effect(b.effect, union, b.inputs)
+            return bernoulli_product_emd(x[:, 1], y[:, 1])
         # PyPhi: (own repertoire) * (unconstrained repertoire of the rest), normalised.
         arrays = []
-        for mice in (e1, e2):
+        for mice, inputs in ((a.effect, a.inputs), (b.effect, b.inputs)):
             own = _product(mice.repertoire) if mice.repertoire is not None else np.ones(1)
             rest = union & ~mice.purview
-            uc = _product([self.reps.effect_off_on(p, 0) for p in bits_of(rest)])
+            uc = _product([self._unconstrained(p, inputs) for p in bits_of(rest)])
             own_idx = subindex(union, mice.purview)
             rest_idx = subindex(union, rest)
             joint = own[own_idx] * uc[rest_idx]
@@ -104,22 +119,26 @@ class ConceptSpace:
         q, qb = self._expanded_cause(c2, union)
         return self.engine.hamming(p, pb, q, qb, union)
 
-    def distance(self, c1: Mice, e1: Mice, c2: Mice, e2: Mice) -> float:
+    def distance(self, a: ConceptPoint, b: ConceptPoint) -> float:
         """Concept distance (PyPhi `concept_distance`): cause EMD + effect EMD."""
-        key = (id(c1), id(e1), id(c2), id(e2))
+        union = a.effect.purview | b.effect.purview
+        key = (id(a.cause), id(a.effect), tuple(a.inputs[p] for p in bits_of(union & ~a.effect.purview)),
+               id(b.cause), id(b.effect), tuple(b.inputs[p] for p in bits_of(union & ~b.effect.purview)))
         hit = self._cache.get(key)
         if hit is None:
             # The Mice objects stay alive in the analyzer's cache, so their ids are stable.
-            hit = self._cause_distance(c1, c2) + self._effect_distance(e1, e2)
+            hit = self._cause_distance(a.cause, b.cause) + self._effect_distance(a, b)
             self._cache[key] = hit
         return hit
 
     def to_null(self, c: ConceptPoint) -> float:
-        """Distance from a concept to the null concept (unconstrained repertoires)."""
-        return self.distance(c.cause, c.effect, _NULL, _NULL)
+        """Distance from a concept to its system's null concept (PyPhi's `null_concept`
+        of the concept's own, possibly cut, subsystem: unconstrained repertoires)."""
+        return self.distance(c, ConceptPoint(0, 0.0, _NULL, _NULL, c.inputs))
 
-    def ces_distance(self, c1: list[ConceptPoint], c2: list[ConceptPoint]) -> float:
-        """PyPhi's `ces_distance` between two cause-effect structures, rounded."""
+    def ces_distance(self, c1: list[ConceptPoint], c2: list[ConceptPoint], cutoff: float = np.inf) -> float:
+        """PyPhi's `ces_distance` between two cause-effect structures, rounded; when it
+        provably exceeds `cutoff`, possibly only a lower bound above `cutoff`."""
         only_1 = [a for a in c1 if not any(a.emd_eq(b) for b in c2)]
         only_2 = [b for b in c2 if not any(b.emd_eq(a) for a in c1)]
         if not only_1 or not only_2:
@@ -132,10 +151,10 @@ class ConceptSpace:
             if any(a.effect.phi < a.cause.phi for a in gone):
                 return float(round(np.float64(dist), PRECISION))
         else:
-            dist = self._extended_emd(only_1, only_2)
+            dist = self._extended_emd(only_1, only_2, cutoff)
         return round(float(dist), PRECISION)
 
-    def _extended_emd(self, only_1: list[ConceptPoint], only_2: list[ConceptPoint]) -> float:
+    def _extended_emd(self, only_1: list[ConceptPoint], only_2: list[ConceptPoint], cutoff: float = np.inf) -> float:
         n, m = len(only_1), len(only_2)
         to_null = np.array([self.to_null(c) for c in (*only_1, *only_2)])
         first = [a.phi for a in only_1] + [0.0] * (m + 1)
@@ -144,11 +163,11 @@ class ConceptSpace:
         second[-1] = sum(first) - sum(second)
         first, second = np.array(first), np.array(second)
         if self.engine.name == "exact":
-            between = np.array([[self.distance(a.cause, a.effect, b.cause, b.effect) for b in only_2] for a in only_1])
+            between = np.array([[self.distance(a, b) for b in only_2] for a in only_1])
             return self.engine.transport(first, second, _ces_cost(between, to_null))
-        return self._lazy_pyemd(only_1, only_2, to_null, first, second)
+        return self._lazy_pyemd(only_1, only_2, to_null, first, second, cutoff)
 
-    def _lazy_pyemd(self, only_1, only_2, to_null, first, second) -> float:
+    def _lazy_pyemd(self, only_1, only_2, to_null, first, second, cutoff: float = np.inf) -> float:
         """PyPhi's extended EMD, computing only the concept distances that matter.
 
         Every concept distance has cheap bounds lo <= d <= hi. The largest distance sets
@@ -159,11 +178,22 @@ class ConceptSpace:
         cheaper under them (lo <= d), so the value is PyPhi's.
         """
         lo, hi = self._pair_bounds(only_1, only_2, to_null)
+        if cutoff < np.inf:
+            # The real transport on the lower bounds is below the real one on the true
+            # distances; pyemd's value is within `slack` of the real one, on either cost
+            # matrix (each of the 2N rounded masses is off by <= 0.5e-6 * max_sum and moving
+            # that costs <= max_c; each unit of flow pays <= 0.5e-6 * max_c for rounded
+            # costs; the true largest cost is at most this matrix's).
+            cost = _ces_cost(lo, to_null, top=float(hi.max()))
+            max_c, max_sum = float(cost.max()), max(float(np.abs(first).sum()), float(np.abs(second).sum()))
+            slack = max_c * max_sum * 1e-6 * (len(first) + 1) * 1.01 + 1e-9
+            lower = pyemd_emd(first, second, cost) - 2 * slack
+            if lower > cutoff + 1e-6:  # above the cutoff even after rounding to 6 decimals
+                return lower
         known = np.full(lo.shape, np.nan)
 
         def compute(i: int, j: int) -> None:
-            a, b = only_1[i], only_2[j]
-            known[i, j] = self.distance(a.cause, a.effect, b.cause, b.effect)
+            known[i, j] = self.distance(only_1[i], only_2[j])
 
         for flat in np.argsort(-hi, axis=None, kind="stable"):
             i, j = divmod(int(flat), hi.shape[1])
@@ -171,11 +201,12 @@ class ConceptSpace:
                 break
             compute(i, j)
         n = len(only_1)
+        basis: dict = {}  # each re-solve starts from the last optimal basis (only costs change)
         while True:
             between = np.where(np.isnan(known), np.minimum(lo, np.nanmax(known)), known)
             cost = _ces_cost(between, to_null, top=float(np.nanmax(known)))
             flows: dict = {}
-            value = pyemd_emd(first, second, cost, flows=flows)
+            value = pyemd_emd(first, second, cost, flows=flows, basis=basis)
             missing = [(i, c - n) for (i, c), x in flows.items()
                        if i < n and n <= c < n + len(only_2) and np.isnan(known[i, c - n])]
             if not missing:
@@ -209,12 +240,8 @@ class ConceptSpace:
             rows = np.array([i for i, _, _ in items])
             cols = np.array([j for _, j, _ in items])
             diffs = np.array([d for _, _, d in items])
-            if k <= MAX_EXACT_DUAL_BITS:
-                exact = np.concatenate([hamming_emd_diffs(diffs[s:s + 32]) for s in range(0, len(diffs), 32)])
-                low, high = exact, exact
-            else:
-                low = marginal_lower_bounds(diffs)
-                high = np.abs(np.einsum("tij,bj->bti", tree_transport_matrices(k), diffs)).sum(-1).min(-1)
+            high = np.concatenate([hamming_emd_upper_bounds(diffs[s:s + 32]) for s in range(0, len(diffs), 32)])
+            low = high if k <= MAX_EXACT_DUAL_BITS else marginal_lower_bounds(diffs)
             slack = float(quantization_bound(k))
             cause_lo[rows, cols] = np.maximum(low - slack, 0.0)
             cause_hi[rows, cols] = high + slack
@@ -225,10 +252,10 @@ class ConceptSpace:
     def _profiles(self, concepts):
         """Per concept: cause P(ON) per node (0.5 off-purview), effect P(ON) per node."""
         k = self.reps.k
-        uc = np.array([self.reps.effect_off_on(p, 0)[1] for p in range(k)])
         cause = np.full((len(concepts), k), 0.5)
-        effect = np.tile(uc, (len(concepts), 1))
+        effect = np.zeros((len(concepts), k))
         for r, c in enumerate(concepts):
+            effect[r] = [self._unconstrained(p, c.inputs)[1] for p in range(k)]
             nodes = bits_of(c.cause.purview)
             states = np.arange(len(c.cause.repertoire))
             for j, p in enumerate(nodes):

@@ -23,7 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .hypercube import MAX_EXACT_DUAL_BITS, lipschitz_vertices
+from .hypercube import MAX_EXACT_DUAL_BITS, lipschitz_vertices, tree_transport_matrices
 from .network_simplex import PivotLimitError, hamming_emd_simplex
 from .repertoires import marginal, merge_overlapping
 
@@ -70,6 +70,16 @@ def hamming_emd_diffs(diffs: np.ndarray) -> np.ndarray:
         except PivotLimitError:
             out[i] = _lp_hamming_emd(d, k)
     return out
+
+
+def hamming_emd_upper_bounds(diffs: np.ndarray) -> np.ndarray:
+    """Per row of `diffs` (B, 2^k): the exact Hamming EMD for k <= 4, else the cost of
+    the cheapest of k binomial spanning-tree transports (a feasible plan, so >= the EMD)."""
+    diffs = np.atleast_2d(diffs)
+    k = _n_bits(diffs.shape[1])
+    if k <= MAX_EXACT_DUAL_BITS:
+        return hamming_emd_diffs(diffs)
+    return np.abs(np.einsum("tij,bj->bti", tree_transport_matrices(k), diffs)).sum(-1).min(-1)
 
 
 @cache
@@ -172,9 +182,12 @@ class ExactEMD:
             best = min(best, hamming_emd_factored(whole, whole_blocks, parts[j], part_blocks[j], purview))
         return best
 
-    def upper_bound(self, whole: np.ndarray, parts: np.ndarray) -> float:
-        """An upper bound of `mip_distance`: the exact EMD of a few rows."""
-        return float(hamming_emd_diffs(whole[None, :] - parts).min())
+    def upper_bounds(self, wholes: np.ndarray, parts: np.ndarray) -> np.ndarray:
+        """Per whole (B, 2^k), an upper bound of `mip_distance` from its rows (B, R, 2^k)
+        (+ 1e-12: the arrays may be off by float noise, see `cause.CauseTables`)."""
+        b, r, n = parts.shape
+        upper = hamming_emd_upper_bounds((wholes[:, None, :] - parts).reshape(b * r, n))
+        return upper.reshape(b, r).min(axis=1) + 1e-12
 
     def hamming(self, p: np.ndarray, p_blocks, q: np.ndarray, q_blocks, purview: int) -> float:
         return hamming_emd_factored(p, p_blocks, q, q_blocks, purview)

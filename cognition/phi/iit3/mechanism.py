@@ -6,19 +6,23 @@ closest partitioned repertoire over all bipartitions (M1/P1) x (M2/P2) (Oizumi e
 does. The MIC / MIE is the purview with the largest phi; ties go to the larger purview,
 then to the first in PyPhi's purview order (`RepertoireIrreducibilityAnalysis.order_by`).
 Purviews whose connections to M are trivially reducible are skipped (PyPhi
-`potential_purviews`). A concept's phi is min(phi_cause, phi_effect).
+`potential_purviews`). A concept's phi is min(phi_cause, phi_effect). Effect small phi
+comes from `effect.EffectTables` for all purviews at once; cause purviews are ranked and
+pruned with bounds from `cause.CauseTables`, and their MIP searched on PyPhi's arrays.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
+from .cause import CauseTables
+from .effect import EffectTables, at_rounding_tie
+from .fastemd import PRECISION
 from .partitions import block_reducible, mechanism_partitions, powerset_masks
 from .repertoires import Repertoires, bits_of, subindex
 
-PRECISION = 6
 CAUSE, EFFECT = "cause", "effect"
 
 
@@ -37,29 +41,45 @@ class Mice:
     blocks: tuple[int, ...] = ()
 
 
-@lru_cache(maxsize=65536)
 def _potential_purviews(direction: str, mechanism: int, inputs: tuple[int, ...]) -> tuple[int, ...]:
     """Purviews not trivially reducible given the (cut) connectivity (PyPhi's
-    `potential_purviews`), in PyPhi's purview order."""
+    `potential_purviews`), in PyPhi's purview order. Only the edges into the mechanism
+    (cause) or out of it (effect) matter, so the cache sees just those."""
+    if direction == CAUSE:
+        relevant = tuple(x if mechanism >> j & 1 else 0 for j, x in enumerate(inputs))
+    else:
+        relevant = tuple(x & mechanism for x in inputs)
+    return _irreducible_purviews(direction, mechanism, relevant)
+
+
+@lru_cache(maxsize=65536)
+def _irreducible_purviews(direction: str, mechanism: int, inputs: tuple[int, ...]) -> tuple[int, ...]:
+    k = len(inputs)
+    if direction == CAUSE:  # sources: purview nodes; sinks: mechanism nodes
+        sink_inputs = [inputs[j] for j in bits_of(mechanism)]
+        full = (1 << k) - 1  # purview nodes feeding every mechanism node
+        for x in sink_inputs:
+            full &= x
+    else:  # sources: the mechanism; sinks: purview nodes
+        full = sum(1 << j for j in range(k) if inputs[j] & mechanism == mechanism)
     out = []
-    for purview in powerset_masks((1 << len(inputs)) - 1):
-        src, dst = (purview, mechanism) if direction == CAUSE else (mechanism, purview)
-        if not src or not dst:
-            continue
-        if all(inputs[j] & src == src for j in bits_of(dst)):
+    for purview in powerset_masks((1 << k) - 1, True):
+        if purview & ~full == 0:
             out.append(purview)  # every edge present: never reducible
-        elif not block_reducible(src, dst, tuple(inputs[j] & src for j in bits_of(dst))):
+            continue
+        src, dst = (purview, mechanism) if direction == CAUSE else (mechanism, purview)
+        if not block_reducible(src, dst, tuple(inputs[j] & src for j in bits_of(dst))):
             out.append(purview)
     return tuple(out)
 
 
-@cache
-def _single_node_cuts(mechanism: int, purview: int) -> tuple[tuple[int, int, int, int], ...]:
-    """The partitions that cut a single purview node, or a single mechanism node, off."""
-    parts = [(mechanism, purview & ~(1 << i), 0, 1 << i) for i in bits_of(purview)]
-    if bin(mechanism).count("1") > 1:
-        parts += [(mechanism & ~(1 << m), purview, 1 << m, 0) for m in bits_of(mechanism)]
-    return tuple(parts)
+def damaged_by_cut(direction: str, mechanism: int, purview: int, cut: tuple[int, int]) -> bool:
+    """PyPhi's `damaged_by_cut`: does the cut A -/-> B split the mechanism, or sever a
+    connection from the purview to the mechanism (cause) or from the mechanism to the
+    purview (effect)? Edges count whether or not the cm has them (PyPhi's `cut_matrix`)."""
+    source, target = cut
+    src, dst = (purview, mechanism) if direction == CAUSE else (mechanism, purview)
+    return bool((mechanism & source and mechanism & target) or (src & source and dst & target))
 
 
 @lru_cache(maxsize=4096)
@@ -94,12 +114,16 @@ def _pyphi_effect_emd(d1: np.ndarray, d2: np.ndarray) -> np.float64:
 class MechanismAnalyzer:
     """Small phi and MICE of a system under any cut, with caches shared across cuts."""
 
-    def __init__(self, reps: Repertoires, engine):
+    def __init__(self, reps: Repertoires, engine, reuse_uncut: bool = True):
         self.reps = reps
         self.engine = engine
+        self.reuse_uncut = reuse_uncut
+        self.effects = EffectTables(reps)
+        self.tables = CauseTables(reps)
         self.k = reps.k
         self._phi: dict[tuple, tuple[float, np.ndarray | None]] = {}
         self._mice: dict[tuple, Mice] = {}
+        self._interned: dict[tuple, Mice] = {}
         self._bound: dict[tuple, float] = {}
 
     # -- small phi ------------------------------------------------------------------
@@ -128,8 +152,14 @@ class MechanismAnalyzer:
         rep = self.reps.cause(mechanism, purview, inputs)
         if rep.is_zero:
             return 0.0, None, ()  # unreachable from every purview state: PyPhi returns phi = 0
-        rows, blocks = self._cause_parts(purview, inputs, mechanism_partitions(mechanism, purview))
-        best = self.engine.mip_distance(rep.probs, rows, blocks, rep.blocks, purview)
+        if self.engine.name == "exact":  # needs each row's factor blocks
+            rows, blocks = self._cause_parts(purview, inputs, mechanism_partitions(mechanism, purview))
+            best = self.engine.mip_distance(rep.probs, rows, blocks, rep.blocks, purview)
+        else:  # rows from the tables bound; the EMDs that count use PyPhi's arrays
+            rows, partitions = self.tables.partition_rows(mechanism, purview, inputs)
+            best = self.engine.mip_distance(
+                rep.probs, rows, None, rep.blocks, purview,
+                exact_row=lambda j: self._cause_parts(purview, inputs, partitions[j:j + 1])[0][0])
         return round(float(best), PRECISION), rep.probs, rep.blocks
 
     def _effect_distances(self, mechanism: int, purview: int, inputs, partitions) -> np.ndarray:
@@ -137,98 +167,136 @@ class MechanismAnalyzer:
         nodes = bits_of(purview)
         subsets, table = _effect_table(mechanism, purview, partitions)
         off = self.reps.effect_off_on
-        offs = np.array([[off(p, sub & inputs[p])[0] for p in nodes] for sub in subsets])
+        offs = np.array([[off(p, inputs[p], sub & inputs[p])[0] for p in nodes] for sub in subsets])
         whole = offs[-1]  # the last subset is the whole mechanism
         return np.abs(whole[None, :] - offs[table, np.arange(len(nodes))[None, :]]).sum(axis=1)
 
-    def effect_phi(self, mechanism: int, purview: int, inputs) -> tuple[float, np.ndarray, tuple]:
+    def effect_phi(self, mechanism: int, purview: int, inputs) -> float:
+        """The effect small phi of one purview, every partition enumerated; at a
+        6th-decimal rounding tie the closest partitions are re-evaluated with PyPhi's
+        own arithmetic (it sums marginals of the joint arrays), whose last bit decides."""
         partitions = mechanism_partitions(mechanism, purview)
         dists = self._effect_distances(mechanism, purview, inputs, partitions)
-        whole = [self.reps.effect_off_on(p, mechanism & inputs[p]) for p in bits_of(purview)]
         low = float(dists.min())
-        if abs((low * 1e6) % 1.0 - 0.5) > 1e-6:  # not at a rounding tie: the last bit is moot
-            return float(round(np.float64(low), PRECISION)), np.array(whole), ()
-        # At a tie on the 6th decimal PyPhi's last bit decides: PyPhi sums marginals of
-        # the joint arrays, so the closest partitions are re-evaluated its way.
+        if not at_rounding_tie(low):  # the last bit is moot
+            return float(round(np.float64(low), PRECISION))
         near = np.flatnonzero(dists <= low + 1e-9)
         whole_joint = self.reps.effect_joint(mechanism, purview, inputs)
         best = min(
             round(_pyphi_effect_emd(whole_joint, self._effect_partitioned(partitions[j], inputs)), PRECISION)
             for j in near
         )
-        return float(best), np.array(whole), ()
+        return float(best)
+
+    def effect_phis(self, mechanism: int, purviews: tuple[int, ...], inputs) -> list[float]:
+        """Effect small phi of every purview at once (`effect.EffectTables`), rounded as
+        PyPhi rounds; purviews at a rounding tie go through `effect_phi`."""
+        lows = self.effects.min_distances(mechanism, purviews, inputs) if purviews else ()
+        return [self.effect_phi(mechanism, p, inputs) if at_rounding_tie(float(low))
+                else float(round(np.float64(low), PRECISION)) for p, low in zip(purviews, lows, strict=True)]
 
     def _effect_partitioned(self, partition, inputs) -> np.ndarray:
         m1, p1, m2, p2 = partition
         return self.reps.effect_joint(m1, p1, inputs) * self.reps.effect_joint(m2, p2, inputs)
 
-    def phi_upper_bound(self, direction: str, mechanism: int, purview: int, inputs) -> float:
-        """Upper bound of the small phi from the partitions that cut off a single node."""
-        parts = _single_node_cuts(mechanism, purview)
-        if direction == EFFECT:  # + 1e-9 covers PyPhi's own summation order (effect_phi)
-            return round(float(self._effect_distances(mechanism, purview, inputs, parts).min()) + 1e-9, PRECISION)
-        rep = self.reps.cause(mechanism, purview, inputs)
-        if rep.is_zero:
-            return 0.0
-        rows, _ = self._cause_parts(purview, inputs, parts)
-        return round(self.engine.upper_bound(rep.probs, rows), PRECISION)
+    def cached_upper_bounds(self, mechanism: int, purviews, inputs) -> list[float]:
+        """Per purview: the cause small phi itself when already known (e.g. from another
+        cut), else an upper bound from the partitions that cut off a single node."""
+        keys = [self.phi_key(mechanism, p, inputs) for p in purviews]
+        out = [self._phi[key][0] if key in self._phi else self._bound.get(key) for key in keys]
+        missing: dict[int, list[int]] = {}
+        for i, value in enumerate(out):
+            if value is None:
+                missing.setdefault(bin(purviews[i]).count("1"), []).append(i)
+        for group in missing.values():
+            wholes, rows = self.tables.single_cut_rows(mechanism, [purviews[i] for i in group], inputs)
+            bounds = self.engine.upper_bounds(wholes, rows)
+            for i, whole, bound in zip(group, wholes, bounds, strict=True):
+                # A repertoire with no mass: the state is unreachable, and PyPhi's phi is 0.
+                out[i] = self._bound[keys[i]] = round(float(bound), PRECISION) if whole.any() else 0.0
+        return out
 
-    def cached_upper_bound(self, direction: str, mechanism: int, purview: int, inputs) -> float:
-        """The small phi itself when already known (e.g. from another cut), else a bound."""
-        key = self.phi_key(direction, mechanism, purview, inputs)
-        hit = self._phi.get(key)
-        if hit is not None:
-            return hit[0]
-        bound = self._bound.get(key)
-        if bound is None:
-            bound = self._bound[key] = self.phi_upper_bound(direction, mechanism, purview, inputs)
-        return bound
+    def phi_key(self, mechanism: int, purview: int, inputs) -> tuple:
+        """Everything the cause small phi of (mechanism, purview) depends on under a cut,
+        to the last bit: each mechanism node's factors over subsets of its inputs in the
+        purview. PyPhi builds a node's TPM from its cut inputs (`Repertoires.node_tpm`),
+        so they can differ from the uncut ones in the last bits: the key names the cut
+        inputs unless they give the same bits."""
+        reps, uncut = self.reps, self.reps.inputs
+        return (mechanism, purview, tuple(
+            (inputs[m] & purview, uncut[m] if reps.same_as_uncut(True, m, inputs[m], inputs[m] & purview) else inputs[m])
+            for m in bits_of(mechanism)))
 
-    def phi_key(self, direction: str, mechanism: int, purview: int, inputs) -> tuple:
-        """Everything the small phi of (mechanism, purview) depends on under a cut."""
-        if direction == CAUSE:
-            return (CAUSE, mechanism, purview, tuple(inputs[m] & purview for m in bits_of(mechanism)))
-        return (EFFECT, mechanism, purview, tuple(inputs[p] & mechanism for p in bits_of(purview)))
-
-    def small_phi(self, direction: str, mechanism: int, purview: int, inputs):
-        key = self.phi_key(direction, mechanism, purview, inputs)
+    def small_phi(self, mechanism: int, purview: int, inputs):
+        """(phi, repertoire, blocks) of the cause side, cached on `phi_key`."""
+        key = self.phi_key(mechanism, purview, inputs)
         hit = self._phi.get(key)
         if hit is None:
-            fn = self.cause_phi if direction == CAUSE else self.effect_phi
-            hit = fn(mechanism, purview, inputs)
-            self._phi[key] = hit
+            hit = self._phi[key] = self.cause_phi(mechanism, purview, inputs)
         return hit
 
-    def mice(self, direction: str, mechanism: int, inputs) -> Mice:
+    def mice(self, direction: str, mechanism: int, inputs, cut: tuple[int, int] | None = None) -> Mice:
+        """The MIC / MIE of `mechanism` in the system with (cut) `inputs`.
+
+        In a system cut A -/-> B (`cut` = (A, B) bitmasks), PyPhi 1.2 first looks in the
+        uncut system's MICE cache (`cache.DictMICECache`, filled with the MICE of phi > 0):
+        a MICE that the cut does not damage (`MaximallyIrreducibleCauseOrEffect.
+        damaged_by_cut`: the cut neither splits the mechanism nor runs from a purview node
+        to a mechanism node, for a cause, or the other way, for an effect) is reused as it
+        is, arrays included, without looking at other purviews. This is reproduced when
+        `reuse_uncut` (PyPhi's sequential cut evaluation). PyPhi's parallel mode computes
+        the uncut concepts in worker processes, so its cache stays empty and every MICE
+        of a cut system is recomputed (`reuse_uncut=False`).
+        """
+        if cut is not None and self.reuse_uncut:
+            uncut = self.mice(direction, mechanism, self.reps.inputs)
+            if uncut.phi > 0 and not damaged_by_cut(direction, mechanism, uncut.purview, cut):
+                return uncut
         if direction == CAUSE:
             mkey = (CAUSE, mechanism, tuple(inputs[m] for m in bits_of(mechanism)))
         else:
-            mkey = (EFFECT, mechanism, tuple(inputs[p] & mechanism for p in range(self.k)))
+            mkey = (EFFECT, mechanism, inputs)
         hit = self._mice.get(mkey)
-        if hit is not None:
-            return hit
-        candidates = _potential_purviews(direction, mechanism, inputs)
-        # Evaluate purviews by decreasing upper bound; one whose bound is below the best
-        # phi found cannot win or tie, so its MIP search is skipped.
+        if hit is None:
+            candidates = _potential_purviews(direction, mechanism, inputs)
+            if direction == CAUSE:
+                found = self._cause_candidates(mechanism, candidates, inputs)
+            else:
+                found = {i: (phi, None, ()) for i, phi in enumerate(self.effect_phis(mechanism, candidates, inputs))}
+            best: Mice | None = None
+            for i in sorted(found):  # PyPhi's order: larger phi, then larger purview, then first
+                phi, rep, blocks = found[i]
+                purview = candidates[i]
+                if best is None or (phi, bin(purview).count("1")) > (best.phi, bin(best.purview).count("1")):
+                    best = Mice(phi, purview, rep, blocks)
+            if best is None:
+                best = Mice(0.0, 0, None)
+            elif direction == EFFECT:
+                best = Mice(best.phi, best.purview, self.effects.repertoire(mechanism, best.purview, inputs))
+            # One object per distinct MICE, so distances cached on it serve every cut.
+            ident = (direction, mechanism, best.phi, best.purview,
+                     None if best.repertoire is None else best.repertoire.tobytes())
+            hit = self._mice[mkey] = self._interned.setdefault(ident, best)
+        return hit
+
+    def _cause_candidates(self, mechanism: int, candidates, inputs) -> dict[int, tuple]:
+        """(phi, repertoire, blocks) of the candidate purviews that can win: purviews are
+        evaluated by decreasing upper bound, and one whose bound is below the best phi
+        found cannot win or tie, so its MIP search is skipped."""
         if len(candidates) > 1:
-            bounds = [self.cached_upper_bound(direction, mechanism, p, inputs) for p in candidates]
+            bounds = self.cached_upper_bounds(mechanism, candidates, inputs)
         else:
             bounds = [np.inf] * len(candidates)
+        size = [bin(p).count("1") for p in candidates]
         found: dict[int, tuple] = {}
-        top = -np.inf
-        for i in sorted(range(len(candidates)), key=lambda i: -bounds[i]):
+        top, lead = -np.inf, None  # best phi so far, and the candidate holding it
+        # Likely winners first: larger bound, then PyPhi's tie-break (larger, then first).
+        for i in sorted(range(len(candidates)), key=lambda i: (-bounds[i], -size[i], i)):
             if bounds[i] < top:
                 break
-            found[i] = self.small_phi(direction, mechanism, candidates[i], inputs)
-            top = max(top, found[i][0])
-        best: Mice | None = None
-        for i in sorted(found):  # PyPhi's order: larger phi, then larger purview, then first
-            phi, rep, blocks = found[i]
-            purview = candidates[i]
-            size = bin(purview).count("1")
-            if best is None or (phi, size) > (best.phi, bin(best.purview).count("1")):
-                best = Mice(phi, purview, rep, blocks)
-        if best is None:
-            best = Mice(0.0, 0, None)
-        self._mice[mkey] = best
-        return best
+            if bounds[i] == top and (size[i], -i) < (size[lead], -lead):
+                continue  # at best a tie that PyPhi's order gives to the leader
+            found[i] = self.small_phi(mechanism, candidates[i], inputs)
+            if found[i][0] > top or (found[i][0] == top and (size[i], -i) > (size[lead], -lead)):
+                top, lead = found[i][0], i
+        return found

@@ -7,6 +7,10 @@ integer node potentials pi with pi[a] - pi[b] = 1 on every basic arc a -> b, and
 on an arc with pi[a] - pi[b] > 1 until none is left; the final potentials are a
 1-Lipschitz dual with the same value, which proves optimality. It starts from the best
 of k binomial spanning trees, whose tree transport is already near-optimal.
+
+With an excess (pyemd's EMD-hat with extra-mass penalty 0: the heavier histogram may
+leave mass anywhere for free), a sink node joins, with a cost-0 arc x -> sink from every
+state; its potential then bounds the others' (pi[x] <= pi[sink] at the optimum).
 """
 from __future__ import annotations
 
@@ -34,8 +38,14 @@ def _tree_parents(k: int, t: int) -> tuple[int, ...]:
 
 
 @cache
-def _edge_list(k: int) -> tuple[tuple[int, int], ...]:
-    return tuple(tuple(e) for e in hypercube_edges(k).tolist())
+def _bits(k: int) -> np.ndarray:
+    return ((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).astype(float)
+
+
+@cache
+def _edge_arrays(k: int) -> tuple[np.ndarray, np.ndarray]:
+    edges = hypercube_edges(k)
+    return edges[:, 0].copy(), edges[:, 1].copy()
 
 
 def _initial_tree(d: np.ndarray, k: int):
@@ -55,11 +65,12 @@ def _initial_tree(d: np.ndarray, k: int):
 
 class _Tree:
     """Spanning-tree basis: parent, orientation (+1: flow child -> parent), flow on the
-    arc to the parent, node potentials and depths."""
+    arc to the parent, node potentials and depths. Arcs cost 1, except arcs into the
+    sink node (if any: the last node), which cost 0."""
 
-    def __init__(self, parent: list[int], orient: list[int], flow: list[float]):
+    def __init__(self, parent: list[int], orient: list[int], flow: list[float], sink: int = -1):
         n = len(parent)
-        self.parent, self.orient, self.flow = parent, orient, flow
+        self.parent, self.orient, self.flow, self.sink = parent, orient, flow, sink
         self.children: list[list[int]] = [[] for _ in range(n)]
         for x in range(1, n):
             self.children[parent[x]].append(x)
@@ -73,20 +84,25 @@ class _Tree:
         while stack:
             u = stack.pop()
             for c in self.children[u]:
-                self.pi[c] = self.pi[u] + self.orient[c]
+                cost = 0 if self.sink in (c, u) else 1
+                self.pi[c] = self.pi[u] + self.orient[c] * cost
                 self.depth[c] = self.depth[u] + 1
                 stack.append(c)
 
-    def entering_arc(self, edges) -> tuple[int, int]:
-        """The arc a -> b with the most negative reduced cost 1 - (pi[a] - pi[b]), or (-1, -1)."""
-        pi, best, a, b = self.pi, 1, -1, -1
-        for u, v in edges:
-            diff = pi[u] - pi[v]
-            if diff > best:
-                best, a, b = diff, u, v
-            elif -diff > best:
-                best, a, b = -diff, v, u
-        return a, b
+    def entering_arc(self, edges: tuple[np.ndarray, np.ndarray]) -> tuple[int, int]:
+        """The arc a -> b with the most negative reduced cost (1 - (pi[a] - pi[b]) on the
+        hypercube, pi[sink] - pi[a] into the sink), or (-1, -1) when none is negative."""
+        pi = np.array(self.pi)
+        diff = pi[edges[0]] - pi[edges[1]]
+        j = int(np.argmax(np.abs(diff)))
+        best = abs(int(diff[j])) - 1  # the violation: minus the reduced cost
+        a, b = (int(edges[0][j]), int(edges[1][j])) if diff[j] > 0 else (int(edges[1][j]), int(edges[0][j]))
+        if self.sink >= 0:
+            rise = pi[:self.sink] - pi[self.sink]
+            x = int(np.argmax(rise))
+            if rise[x] > best:
+                best, a, b = int(rise[x]), x, self.sink
+        return (a, b) if best > 0 else (-1, -1)
 
     def pivot(self, a: int, b: int) -> None:
         """Push flow around the cycle a -> b -> (tree) -> a and swap the blocking arc out."""
@@ -135,14 +151,28 @@ class _Tree:
         children[other].append(c)
 
 
-def hamming_emd_simplex(d: np.ndarray, k: int) -> float:
-    """Exact EMD for one difference vector d = p - q of shape (2^k,) (sum 0)."""
+def hamming_emd_simplex(d: np.ndarray, k: int, free_excess: bool = False) -> float:
+    """Exact EMD for one difference vector d = p - q of shape (2^k,), sum(d) = 0. With
+    `free_excess` and sum(d) > 0 the excess is left behind for free (EMD-hat with
+    extra-mass penalty 0): the cheapest way to cover q's mass from p's."""
     n = 1 << k
-    tree = _Tree(*_initial_tree(d, k))
-    edges = _edge_list(k)
+    excess = float(d.sum())
+    parent, orient, flow = _initial_tree(d, k)
+    if excess == 0:
+        # Every plan flips each node at least |net mass moving across it| times: when the
+        # starting tree's cost meets that bound, it is optimal (common for products).
+        moved = float(sum(flow))
+        if moved == float(np.abs(d @ _bits(k)).sum()):
+            return moved
+    sink = -1
+    if free_excess and excess > 0:  # the root's surplus goes to the sink over the arc 0 -> sink
+        sink = n
+        parent, orient, flow = parent + [0], orient + [-1], flow + [excess]
+    tree = _Tree(parent, orient, flow, sink)
+    edges = _edge_arrays(k)
     for _ in range(_MAX_PIVOTS_PER_NODE * n):
         a, b = tree.entering_arc(edges)
         if a < 0:
-            return float(sum(tree.flow[1:]))
+            return float(sum(f for x, f in enumerate(tree.flow[1:], 1) if sink not in (x, tree.parent[x])))
         tree.pivot(a, b)
     raise PivotLimitError(f"network simplex exceeded {_MAX_PIVOTS_PER_NODE * n} pivots on Q_{k}")

@@ -119,21 +119,12 @@ def blocks_of(purview: int, scopes) -> tuple[int, ...]:
     return tuple(sorted(blocks))
 
 
-def _pyphi_node_tpms(system: PreparedSystem) -> list[tuple[np.ndarray, frozenset]]:
-    """Per subsystem node: (node TPM, input network indices) exactly as PyPhi 1.2 builds
-    them (`convert.to_multidimensional`, `tpm.condition_tpm`, `node.Node`): P(ON) averaged
-    over non-inputs, stacked with P(OFF) = 1 - P(ON) on a last axis. Using PyPhi's array
-    layouts keeps every sum in the same floating-point order as PyPhi's."""
+def _pyphi_conditioned_tpm(system: PreparedSystem) -> np.ndarray:
+    """The network TPM in PyPhi's multidimensional layout, external nodes fixed at their
+    state as singleton axes (`convert.to_multidimensional`, `tpm.condition_tpm`)."""
     n = system.network_size
     tpm = np.asarray(system.network_tpm).reshape([2] * n + [n], order="F").astype(float)
-    tpm = _condition(tpm, set(range(n)) - set(system.nodes), system.network_state)
-    size_two = {i for i in range(n) if tpm.shape[i] == 2}
-    out = []
-    for j in system.nodes:
-        inputs = frozenset(i for i in range(n) if system.network_cm[i, j])
-        on = _marginalize_out(tpm[..., j], tuple(size_two - inputs))
-        out.append((np.stack([1 - on, on], axis=-1), inputs))
-    return out
+    return _condition(tpm, set(range(n)) - set(system.nodes), system.network_state)
 
 
 class CauseRepertoire:
@@ -155,9 +146,13 @@ class Repertoires:
         self.nodes = system.nodes
         self.network_size = system.network_size
         self.network_state = system.network_state
-        self._node_tpm = _pyphi_node_tpms(system)
-        self._factor: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
-        self._effect: dict[tuple[int, int], tuple[float, float]] = {}
+        self._network_cm = system.network_cm
+        self._tpm = _pyphi_conditioned_tpm(system)
+        self._size_two = frozenset(i for i in range(system.network_size) if self._tpm.shape[i] == 2)
+        self._node_tpm: dict[tuple[int, int], tuple[np.ndarray, frozenset]] = {}
+        self._factor: dict[tuple[int, int, int], tuple[int, np.ndarray]] = {}
+        self._effect: dict[tuple[int, int, int], tuple[float, float]] = {}
+        self._same: dict[tuple, bool] = {}
         self._cause_cache: dict[tuple, CauseRepertoire] = {}
         self._cause_front: dict[tuple, dict] = {}
 
@@ -165,26 +160,74 @@ class Repertoires:
         """Network indices of a local bitmask."""
         return tuple(self.nodes[i] for i in bits_of(mask))
 
-    def cause_factor(self, m: int, scope: int) -> tuple[int, np.ndarray]:
+    def node_tpm(self, j: int, inputs_j: int) -> tuple[np.ndarray, frozenset]:
+        """(node TPM, input network indices) of subsystem node j whose inputs within the
+        subsystem are `inputs_j` (a bitmask; fewer than in the cm when a cut severs some),
+        exactly as PyPhi 1.2 builds it in a (cut) subsystem (`node.Node`): P(ON) averaged
+        over the non-inputs in one sum, stacked with P(OFF) = 1 - P(ON) on a last axis.
+
+        A cut system's values therefore differ from the uncut TPM averaged later in the
+        last bits, as PyPhi's do; those bits decide 6th-decimal rounding ties.
+        """
+        key = (j, inputs_j)
+        hit = self._node_tpm.get(key)
+        if hit is None:
+            net_j = self.nodes[j]
+            external = {i for i in range(self.network_size) if self._network_cm[i, net_j] and i not in self.nodes}
+            inputs = frozenset(self._net(inputs_j)) | frozenset(external)
+            on = _marginalize_out(self._tpm[..., net_j], tuple(self._size_two - inputs))
+            hit = self._node_tpm[key] = (np.stack([1 - on, on], axis=-1), inputs)
+        return hit
+
+    def cause_factor(self, m: int, inputs_m: int, scope: int) -> tuple[int, np.ndarray]:
         """(reduced scope, q_m over it): P(m = its state | x_scope), others averaged
-        (PyPhi's `_single_node_cause_repertoire`, same numpy operations)."""
-        key = (m, scope)
+        (PyPhi's `_single_node_cause_repertoire`, same numpy operations), for node m
+        with (cut) inputs `inputs_m`. Bitwise equal to the uncut factor, it is that
+        very object (so caches keyed on it are shared)."""
+        key = (m, inputs_m, scope)
         hit = self._factor.get(key)
         if hit is None:
-            node_tpm, node_inputs = self._node_tpm[m]
+            node_tpm, node_inputs = self.node_tpm(m, inputs_m)
             tpm = node_tpm[..., self.state[m]]
             rest = node_inputs - set(self._net(scope))
-            hit = _shrink(_flat(_marginalize_out(tpm, rest)), scope & self.inputs[m])
+            hit = _shrink(_flat(_marginalize_out(tpm, rest)), scope & inputs_m)
+            if inputs_m != self.inputs[m]:
+                uncut = self.cause_factor(m, self.inputs[m], scope)
+                if uncut[0] == hit[0] and np.array_equal(uncut[1], hit[1]):
+                    hit = uncut
             self._factor[key] = hit
         return hit
 
-    def effect_off_on(self, p: int, scope: int) -> tuple[float, float]:
+    def same_as_uncut(self, cause: bool, j: int, inputs_j: int, scope: int) -> bool:
+        """Does node j with (cut) inputs `inputs_j` give, bit for bit, the uncut system's
+        cause factors (cause=True) or effect marginals over every subset of `scope`?
+        Then whatever is computed from them is the uncut system's too. (Always so for
+        TPMs whose averages are exact in binary, e.g. deterministic ones.)"""
+        if inputs_j == self.inputs[j]:
+            return True
+        key = (cause, j, inputs_j, scope)
+        hit = self._same.get(key)
+        if hit is None:
+            hit, sub = True, scope
+            while hit:
+                if cause:
+                    hit = self.cause_factor(j, inputs_j, sub) is self.cause_factor(j, self.inputs[j], sub)
+                else:
+                    hit = self.effect_off_on(j, inputs_j, sub) == self.effect_off_on(j, self.inputs[j], sub)
+                if sub == 0:
+                    break
+                sub = (sub - 1) & scope  # every subset of scope, down to the empty one
+            self._same[key] = hit
+        return hit
+
+    def effect_off_on(self, p: int, inputs_p: int, scope: int) -> tuple[float, float]:
         """(P(p OFF), P(p ON)) at t+1 given x_scope = current state, other inputs averaged
-        (PyPhi's `_single_node_effect_repertoire`, same numpy operations)."""
-        key = (p, scope & self.inputs[p])
+        (PyPhi's `_single_node_effect_repertoire`, same numpy operations), for node p
+        with (cut) inputs `inputs_p`."""
+        key = (p, inputs_p, scope & inputs_p)
         hit = self._effect.get(key)
         if hit is None:
-            node_tpm, node_inputs = self._node_tpm[p]
+            node_tpm, node_inputs = self.node_tpm(p, inputs_p)
             fixed = node_inputs & set(self._net(scope))
             marg = _marginalize_out(_condition(node_tpm, fixed, self.network_state), node_inputs - fixed)
             hit = tuple(float(x) for x in marg.ravel())
@@ -210,8 +253,9 @@ class Repertoires:
         return lookup
 
     def _build_cause(self, mechanism: int, purview: int, inputs) -> CauseRepertoire:
-        factors = tuple(self.cause_factor(m, purview & inputs[m]) for m in bits_of(mechanism))
-        key = (purview, tuple((m, s) for m, (s, _) in zip(bits_of(mechanism), factors, strict=True)))
+        factors = tuple(self.cause_factor(m, inputs[m], purview & inputs[m]) for m in bits_of(mechanism))
+        # The factor objects live in self._factor, so their ids identify their values.
+        key = (purview, tuple((m, id(f)) for m, f in zip(bits_of(mechanism), factors, strict=True)))
         hit = self._cause_cache.get(key)
         if hit is not None:
             return hit
@@ -241,6 +285,6 @@ class Repertoires:
         for p in bits_of(purview):
             shape = [1] * self.network_size
             shape[self.nodes[p]] = 2
-            factor = np.array(self.effect_off_on(p, mechanism & inputs[p])).reshape(shape)
+            factor = np.array(self.effect_off_on(p, inputs[p], mechanism & inputs[p])).reshape(shape)
             joint = factor if joint is None else joint * factor
         return np.ones(joint.shape) * joint

@@ -3,10 +3,11 @@
 Big Phi of a system is the smallest extended-EMD distance between its cause-effect
 structure and the structure left by a unidirectional cut A -/-> B (PyPhi 1.2 `sia` with
 SYSTEM_CUTS = '3.0_STYLE'). A cut only changes mechanisms that were concepts or that it
-splits; every repertoire and small phi is cached on exactly what the cut leaves of its
-inputs, so each cut recomputes only the purviews whose connections it severs. This is
-the exact computation PyPhi does in parallel mode (it recomputes every concept of a cut
-system); PyPhi's sequential mode reuses uncut causes and effects it judges undamaged.
+splits. A cut system is built as PyPhi's `Subsystem.apply_cut` builds it (node TPMs from
+the cut connectivity), and every small phi is cached on exactly what it reads, so each
+cut recomputes only the purviews whose connections it severs. `pyphi_mode` picks which
+of PyPhi's cut evaluations is reproduced: sequential (the uncut system's undamaged
+causes and effects are reused as they are) or parallel (everything recomputed).
 """
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ from .tpm import PreparedSystem, prepare_system
 #: values); "exact" is the exact real-valued EMD (differs by up to a few 1e-6 per EMD).
 EMD_ENGINES = {"pyphi": PyPhiEMD, "exact": ExactEMD}
 
+#: PyPhi 1.2's two cut evaluations (config.PARALLEL_CUT_EVALUATION), which can differ in
+#: the last decimals: "sequential" reuses the uncut system's undamaged MICE in cut systems,
+#: "parallel" (PyPhi's default configuration) recomputes them (see MechanismAnalyzer.mice).
+PYPHI_MODES = ("sequential", "parallel")
+
 
 def _sort_key(mechanism: int) -> tuple:
     return (bin(mechanism).count("1"), bits_of(mechanism))
@@ -35,14 +41,16 @@ def _sort_key(mechanism: int) -> tuple:
 class SystemAnalysis:
     """Concepts and cut distances of one prepared system; caches live across cuts."""
 
-    def __init__(self, system: PreparedSystem, emd: str = "pyphi"):
+    def __init__(self, system: PreparedSystem, emd: str = "pyphi", pyphi_mode: str = "sequential"):
         if emd not in EMD_ENGINES:
             raise ValueError(f"emd: {emd!r} is not one of {sorted(EMD_ENGINES)}")
+        if pyphi_mode not in PYPHI_MODES:
+            raise ValueError(f"pyphi_mode: {pyphi_mode!r} is not one of {list(PYPHI_MODES)}")
         engine = EMD_ENGINES[emd]()
         self.system = system
         self.k = len(system.nodes)
         self.reps = Repertoires(system)
-        self.mechanisms = MechanismAnalyzer(self.reps, engine)
+        self.mechanisms = MechanismAnalyzer(self.reps, engine, reuse_uncut=pyphi_mode == "sequential")
         self.space = ConceptSpace(self.reps, engine)
 
     def cut_inputs(self, cut: tuple[int, int] | None) -> tuple[int, ...]:
@@ -52,22 +60,23 @@ class SystemAnalysis:
         source, target = cut
         return tuple(m & ~source if target >> j & 1 else m for j, m in enumerate(self.system.inputs))
 
-    def concept(self, mechanism: int, inputs) -> ConceptPoint:
-        cause = self.mechanisms.mice(CAUSE, mechanism, inputs)
-        effect = self.mechanisms.mice(EFFECT, mechanism, inputs)
-        return ConceptPoint(mechanism, min(cause.phi, effect.phi), cause, effect)
+    def concept(self, mechanism: int, inputs, cut: tuple[int, int] | None = None) -> ConceptPoint:
+        cause = self.mechanisms.mice(CAUSE, mechanism, inputs, cut)
+        effect = self.mechanisms.mice(EFFECT, mechanism, inputs, cut)
+        return ConceptPoint(mechanism, min(cause.phi, effect.phi), cause, effect, inputs)
 
-    def ces(self, mechanisms, inputs) -> list[ConceptPoint]:
-        concepts = (self.concept(m, inputs) for m in sorted(mechanisms, key=_sort_key))
+    def ces(self, mechanisms, inputs, cut: tuple[int, int] | None = None) -> list[ConceptPoint]:
+        concepts = (self.concept(m, inputs, cut) for m in sorted(mechanisms, key=_sort_key))
         return [c for c in concepts if c.phi > 0]
 
-    def evaluate_cut(self, cut: tuple[int, int], unpartitioned: list[ConceptPoint]):
-        """(phi, partitioned concepts) for one cut (PyPhi `evaluate_cut`)."""
+    def evaluate_cut(self, cut: tuple[int, int], unpartitioned: list[ConceptPoint], cutoff: float = np.inf):
+        """(phi, partitioned concepts) for one cut (PyPhi `evaluate_cut`). A cut whose
+        Phi provably exceeds `cutoff` may get a lower bound above it instead."""
         source, target = cut
         split = {m for m in powerset_masks((1 << self.k) - 1, True) if m & source and m & target}
         mechanisms = {c.mechanism for c in unpartitioned} | split
-        partitioned = self.ces(mechanisms, self.cut_inputs(cut))
-        return self.space.ces_distance(unpartitioned, partitioned), partitioned
+        partitioned = self.ces(mechanisms, self.cut_inputs(cut), cut)
+        return self.space.ces_distance(unpartitioned, partitioned, cutoff), partitioned
 
     def to_concept(self, c: ConceptPoint) -> Concept:
         nodes = self.system.nodes
@@ -93,14 +102,27 @@ def _evaluate_chunk(args):
 
 
 def _evaluate_cuts(analysis: SystemAnalysis, cuts, unpartitioned, workers: int):
-    """Phi of every cut, in cut order; stops at the first cut with Phi = 0 when sequential."""
+    """Phi of every cut, in cut order; stops at the first cut with Phi = 0 when sequential.
+
+    Sequentially, a cut whose Phi is provably above the smallest so far only gets a lower
+    bound above it: it cannot be the minimum, nor tie with the earlier cut.
+    """
     if workers <= 1 or len(cuts) < 2:
-        out = []
-        for cut in cuts:
-            out.append(analysis.evaluate_cut(cut, unpartitioned))
-            if out[-1][0] == 0:
-                break
-        return out
+        # Cuts severing few edges tend to have the smallest Phi: evaluated first, they
+        # give a low cutoff early. Results stay in PyPhi's order, so ties go to the
+        # first cut there (a bounded cut is strictly above the cutoff, never tied).
+        inputs = analysis.system.inputs
+        severed = [sum(bin(inputs[j] & source).count("1") for j in range(analysis.k) if target >> j & 1)
+                   for source, target in cuts]
+        out, best, zero = [None] * len(cuts), np.inf, len(cuts)
+        for i in sorted(range(len(cuts)), key=lambda i: (severed[i], i)):
+            if i > zero:
+                continue  # PyPhi stops at its first cut with Phi 0: later ones do not count
+            out[i] = analysis.evaluate_cut(cuts[i], unpartitioned, best)
+            best = min(best, out[i][0])
+            if out[i][0] == 0:
+                zero = min(zero, i)
+        return out[:zero + 1]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -118,7 +140,8 @@ def _evaluate_cuts(analysis: SystemAnalysis, cuts, unpartitioned, workers: int):
     return results
 
 
-def iit3(tpm, state, cm=None, nodes=None, *, emd: str = "pyphi", workers: int = 1) -> IIT3Result:
+def iit3(tpm, state, cm=None, nodes=None, *, emd: str = "pyphi", pyphi_mode: str = "sequential",
+         workers: int = 1) -> IIT3Result:
     """Exact IIT 3.0 big Phi of a binary, conditionally independent system, as PyPhi 1.2.
 
     Args:
@@ -134,6 +157,11 @@ def iit3(tpm, state, cm=None, nodes=None, *, emd: str = "pyphi", workers: int = 
             (masses and costs rounded to 1e-6 before an exact integer transport), hence
             its published values; "exact" uses the exact EMD, which can differ from
             PyPhi by a few 1e-6 per EMD and, through ties, in the chosen purviews.
+        pyphi_mode: which of PyPhi 1.2's cut evaluations to reproduce: "sequential"
+            (PARALLEL_CUT_EVALUATION = False: cut systems reuse the uncut system's MICE
+            that the cut does not damage) or "parallel" (PyPhi's default: everything
+            recomputed). They differ only where a recomputed MICE's arrays differ from
+            the reused ones in the last bits (Phi by 2e-6 in the cases measured).
         workers: processes for cut evaluation (1 = sequential); the result is the same.
 
     Returns:
@@ -150,7 +178,7 @@ def iit3(tpm, state, cm=None, nodes=None, *, emd: str = "pyphi", workers: int = 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers: expected an integer >= 1, got {workers!r}")
     system = prepare_system(tpm, state, cm, nodes)
-    analysis = SystemAnalysis(system, emd)
+    analysis = SystemAnalysis(system, emd, pyphi_mode)
     full_state = tuple(int(s) for s in state)
 
     def finish(phi, cut, ces, partitioned) -> IIT3Result:
@@ -162,7 +190,7 @@ def iit3(tpm, state, cm=None, nodes=None, *, emd: str = "pyphi", workers: int = 
             nodes=system.nodes,
             state=full_state,
             seconds=time.perf_counter() - start,
-            settings=dict(PYPHI_SETTINGS, emd=emd),
+            settings=dict(PYPHI_SETTINGS, emd=emd, PARALLEL_CUT_EVALUATION=pyphi_mode == "parallel"),
         )
 
     k = analysis.k

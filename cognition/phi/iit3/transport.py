@@ -95,11 +95,15 @@ def _cycle_cells(parent: list[int], row: int, col_node: int, m: int) -> list[tup
     return [(p, q - m) if p < m else (q, p - m) for p, q in zip(nodes, nodes[1:], strict=False)]
 
 
-def min_cost_transport(a: np.ndarray, b: np.ndarray, cost: np.ndarray, flows: dict | None = None) -> float:
+def min_cost_transport(a: np.ndarray, b: np.ndarray, cost: np.ndarray, flows: dict | None = None,
+                       basis: dict | None = None) -> float:
     """Optimal value (exact, integer data) of transporting `a` onto `b` with free excess.
 
     a: (m,) supplies, b: (n,) demands, sum(a) >= sum(b); cost: (m, n) integers. If
-    `flows` is a dict, it receives {(i, j): amount} for the cells carrying flow.
+    `flows` is a dict, it receives {(i, j): amount} for the cells carrying flow. If
+    `basis` is a dict, its "cells" (the optimal basis of an earlier problem with the
+    same a and b) start the simplex, and the final basis is stored back there: a warm
+    start when only costs changed.
     """
     a = [float(x) for x in a]
     b = [float(x) for x in b]
@@ -114,7 +118,8 @@ def min_cost_transport(a: np.ndarray, b: np.ndarray, cost: np.ndarray, flows: di
     m, n = len(a), len(b)
     if m == 0 or n == 0:
         return 0.0
-    flow = _least_cost_basis(a, b, cost)
+    start = basis.get("cells") if basis is not None else None
+    flow = dict(start) if start is not None else _least_cost_basis(a, b, cost)
     for _ in range(_MAX_PIVOTS):
         u, v, parent = _potentials(flow, cost, m, n)
         reduced = cost - u[:, None] - v[None, :]
@@ -122,6 +127,8 @@ def min_cost_transport(a: np.ndarray, b: np.ndarray, cost: np.ndarray, flows: di
         if reduced.flat[idx] >= 0:
             if flows is not None:
                 flows.update({(i, j): x for (i, j), x in flow.items() if x > 0 and j < n_real})
+            if basis is not None:
+                basis["cells"] = dict(flow)
             return float(sum(cost[i, j] * x for (i, j), x in flow.items()))
         ei, ej = divmod(idx, n)
         # The entering cell (ei, ej) closes a cycle with the tree path from row ei to
