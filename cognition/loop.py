@@ -16,6 +16,13 @@ default its salience and the alignment of its proposal with the broadcast it rea
 hybrid module its decision p_act), and the workspace adds two coordinates of its
 broadcast state. For the default architecture that is n = 7 units.
 
+Every agent has its own fixed random module weights (its anatomy), drawn once here
+from the seed (``CognitiveModule.init_weights``), a pure function of (seed, agent,
+module, weight): the seed fixes the whole population and agent i's weights do not
+depend on how many agents the run has. The loop holds them, outside :class:`LoopState`
+(so never in a checkpoint: a resumed loop draws them again), and hands each launch its
+own agents' slice, as it does with their state.
+
 The loop is pure with respect to its state: :meth:`step` takes a
 :class:`LoopState` and returns a new one, so a cycle can be retried from the
 state before it and a run resumed from a checkpoint bit for bit. The loop keeps
@@ -76,6 +83,7 @@ class IntegrationLoop:
         self.unit_names = [f"{m.name}.{s}" for m in modules for s in m.unit_signals] + \
                           [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
         self.agents = np.arange(cfg.run.agents)
+        self.weights = {m.name: m.init_weights(self.agents) for m in modules}  # name -> (agents, ...) tensors
 
     def compile_kernels(self, compile_fn) -> None:
         """Wrap every module's and the workspace's tensor kernels (``runtime.compile``)."""
@@ -115,7 +123,7 @@ class IntegrationLoop:
             streams = AgentStreams(self.cfg.run.seed, agents, name, cycle)
             with self._autocast():
                 proposal, new_state = self.modules[name].propose(
-                    slice_tree(state.modules[name], index), inputs, streams)
+                    slice_tree(state.modules[name], index), inputs, streams, slice_tree(self.weights[name], index))
             # outputs return to the run's dtype: only the modules' forward maps run in low precision
             inputs[name], new_states[name] = cast_floats(proposal, self.dtype), cast_floats(new_state, self.dtype)
         proposals = {n: inputs[n] for n in self.declared}

@@ -1,14 +1,22 @@
-"""Counter-based random streams: one per (agent, module, cycle).
+"""Counter-based random streams: one per (agent, module, cycle), and one per (agent, module, weight).
 
 The noise an agent's module draws at a cycle is a pure function of
 ``(master seed, agent index, module id, cycle)``, using numpy's Philox
 counter-based generator (Salmon et al. 2011, "Parallel random numbers: as easy
-as 1, 2, 3"). Consequences the package relies on:
+as 1, 2, 3"). An agent's fixed random weights (its anatomy, drawn once when the
+loop is assembled) come from streams of their own, a pure function of
+``(master seed, agent index, module id, weight index)`` (:meth:`AgentStreams.weights`).
+Consequences the package relies on:
 
 * an agent's numbers do not depend on how many other agents share its batch,
   so a batch of N agents equals N runs of one agent;
 * retrying a cycle after an out-of-memory error, or resuming from a checkpoint,
-  redraws exactly the same numbers, with no generator state to save.
+  redraws exactly the same numbers, with no generator state to save;
+* agent i's weights are the same in a run of 8 agents and one of 65 536, so the
+  seed fixes the whole population and agents are independent replications.
+
+Philox4x64 key: (seed word, agent << 8 | module). Counter: (0, cycle, 0, 0) for noise,
+(0, 0, weight, 1) for weights; a stream only advances word 0, so the two never meet.
 """
 from __future__ import annotations
 
@@ -29,11 +37,20 @@ class AgentStreams:
         self._key0 = master_key(seed)
         self.agents = np.asarray(agents, dtype=np.int64)
         self._module = MODULE_IDS[module]
-        self._cycle = int(cycle)
+        self._counter = (0, int(cycle), 0, 0)
+
+    @classmethod
+    def weights(cls, seed: int, agents: np.ndarray, module: str, weight: int) -> "AgentStreams":
+        """The streams of a module's fixed random weight number ``weight`` (>= 0), one per agent."""
+        if int(weight) < 0:
+            raise ValueError(f"weight={weight} must be a non-negative weight index")
+        streams = cls(seed, agents, module, 0)
+        streams._counter = (0, 0, int(weight), 1)
+        return streams
 
     def _generator(self, agent: int) -> np.random.Generator:
         key = np.array([self._key0, (int(agent) << 8) | self._module], dtype=np.uint64)
-        counter = np.array([0, self._cycle, 0, 0], dtype=np.uint64)
+        counter = np.array(self._counter, dtype=np.uint64)
         return np.random.Generator(np.random.Philox(key=key, counter=counter))
 
     def draw(self, fn) -> np.ndarray:
@@ -42,6 +59,9 @@ class AgentStreams:
 
     def normal(self, *shape: int) -> np.ndarray:
         return self.draw(lambda g: g.standard_normal(shape))
+
+    def uniform(self, low: float, high: float, *shape: int) -> np.ndarray:
+        return self.draw(lambda g: g.uniform(low, high, shape))
 
     def seeds(self) -> np.ndarray:
         """One uint64 seed per agent (e.g. for a shot sampler)."""

@@ -23,8 +23,11 @@ def build_parser() -> OneLineParser:
         "Run the hybrid cognitive architecture and write a Phi report into a new run directory. "
         "Exit 0 when every success criterion passes, 1 when one fails or the run stops, 2 on bad input."))
     p.add_argument("--cycles", type=int_at_least(1), help="cycles to run (config run.cycles, default 50)")
-    p.add_argument("--seed", type=int_at_least(0), help="master seed (config run.seed, default 0)")
-    p.add_argument("--agents", type=int_at_least(1), help="agents simulated as one batch (run.agents, default 8)")
+    p.add_argument("--seed", type=int_at_least(0),
+                   help="master seed: every agent's weights and noise (config run.seed, default 0)")
+    p.add_argument("--agents", type=int_at_least(1),
+                   help="independent agents, each with its own module weights, simulated as one batch "
+                        "(run.agents, default 8)")
     p.add_argument("--config", metavar="FILE", help="YAML file overriding the preset")
     p.add_argument("--preset", metavar="NAME", help=f"named preset from configs/: {', '.join(available_presets())}")
     p.add_argument("--out", metavar="DIR", help="run directory to create (must not exist, or be empty or hold "

@@ -20,7 +20,7 @@ def _check_sizes(builder: str, n_qubits: int, n_inputs: int, layers: int, layers
 
 
 def _require_all_inputs_used(builder: str, gates: list[Gate], n_inputs: int, hint: str) -> None:
-    used = {g.param for g in gates if g.param is not None}
+    used = {g.param for g in gates if g.param is not None and g.param < n_inputs}
     if len(used) < n_inputs:
         raise ValueError(f"{builder}: n_inputs={n_inputs} but only {len(used)} inputs reach the circuit; {hint}")
 
@@ -34,32 +34,53 @@ def _ring(n_qubits: int) -> list[tuple[int, int]]:
     return [(q, (q + 1) % n_qubits) for q in range(n_qubits)]
 
 
-def angle_encoded_reservoir(n_qubits: int, n_inputs: int, depth: int, seed: int,
+def reservoir_angle_count(n_qubits: int, depth: int) -> int:
+    """How many fixed RX/RZ angles an `angle_encoded_reservoir` has: 2 per qubit per layer."""
+    return 2 * int(n_qubits) * int(depth)
+
+
+def angle_encoded_reservoir(n_qubits: int, n_inputs: int, depth: int, seed: int | None = None,
                             input_scale: float = np.pi) -> CircuitTemplate:
     """A quantum reservoir with data re-uploading; read its <Z>/<ZZ> with a classical readout.
 
     Each of `depth` layers: on qubit q, RY(scale x[(q + l) mod n_inputs]) then
     RZ(scale x[(q + l + 1) mod n_inputs]) re-upload the inputs; fixed random RX, RZ
-    angles (uniform on [0, 2 pi), drawn from default_rng(seed)) make the reservoir;
-    then a ring of entanglers, CZ on even layers and CX on odd ones.
+    angles make the reservoir; then a ring of entanglers, CZ on even layers and CX on odd ones.
     (Reservoir computing with re-uploaded inputs: Fujii & Nakajima 2017, Phys. Rev.
     Applied 8, 024030; Perez-Salinas et al. 2020, Quantum 4, 226.)
-    Parameters: n_inputs, the input vector. Returns a CircuitTemplate.
+
+    The reservoir angles (`reservoir_angle_count(n_qubits, depth)` of them):
+    seed None: parameters too, at scale 1, after the inputs: layer l, qubit q takes
+    RX(params[n_inputs + 2 (l n_qubits + q)]) and RZ(params[n_inputs + 2 (l n_qubits + q) + 1]),
+    so every parameter set (every agent) brings its own reservoir to one batched call.
+    seed int: constants, uniform on [0, 2 pi) from default_rng(seed), in that order.
+    Parameters: the input vector, then (seed None) the angles. Returns a CircuitTemplate.
     """
     _check_sizes("angle_encoded_reservoir", n_qubits, n_inputs, depth, "depth")
-    rng = np.random.default_rng(seed)
+    fixed = None if seed is None else np.random.default_rng(seed).uniform(
+        0.0, 2.0 * np.pi, size=reservoir_angle_count(n_qubits, depth))
+
+    def reservoir_angle(name: str, qubit: int, k: int) -> Gate:
+        if fixed is None:
+            return Gate(name, (qubit,), param=n_inputs + k)
+        return Gate(name, (qubit,), offset=float(fixed[k]))
+
     gates: list[Gate] = []
     for layer in range(depth):
         for q in range(n_qubits):
             gates.append(Gate("ry", (q,), param=(q + layer) % n_inputs, scale=input_scale))
             gates.append(Gate("rz", (q,), param=(q + layer + 1) % n_inputs, scale=input_scale))
-            a, b = rng.uniform(0.0, 2.0 * np.pi, size=2)
-            gates.append(Gate("rx", (q,), offset=float(a)))
-            gates.append(Gate("rz", (q,), offset=float(b)))
+            k = 2 * (layer * n_qubits + q)
+            gates.append(reservoir_angle("rx", q, k))
+            gates.append(reservoir_angle("rz", q, k + 1))
         entangler = "cz" if layer % 2 == 0 else "cx"
         gates.extend(Gate(entangler, pair) for pair in _ring(n_qubits))
     _require_all_inputs_used("angle_encoded_reservoir", gates, n_inputs, "raise n_qubits or depth")
-    return CircuitTemplate(f"reservoir_q{n_qubits}_i{n_inputs}_d{depth}_s{seed}", n_qubits, n_inputs, tuple(gates))
+    name = f"reservoir_q{n_qubits}_i{n_inputs}_d{depth}"
+    if fixed is None:
+        angles = reservoir_angle_count(n_qubits, depth)
+        return CircuitTemplate(f"{name}_a{angles}", n_qubits, n_inputs + angles, tuple(gates))
+    return CircuitTemplate(f"{name}_s{seed}", n_qubits, n_inputs, tuple(gates))
 
 
 def entangling_sampler(n_qubits: int, n_inputs: int, layers: int,

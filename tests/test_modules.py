@@ -47,10 +47,12 @@ def test_quantum_expectation_features_equal_exact_statevector():
     mod = QuantumExpectation(ExpectationConfig(qubits=n, depth=2), D, seed=5, dtype=F64, device="cpu",
                              backend=_torch_backend(), width=n)
     b = torch.tensor([[0.3, -1.2, 0.8, 0.05]], dtype=F64)
-    q, _ = mod.features({}, b)
-    angles = np.tanh(b.numpy())[0]  # to_qiskit() applies the builder's pi scale
+    weights = mod.init_weights(np.array([3]))
+    q, _ = mod.features({}, b, weights)
+    # to_qiskit() applies the builder's pi scale to the inputs; the agent's reservoir angles follow them
+    params = np.concatenate([np.tanh(b.numpy())[0], weights["angles"][0].numpy()])
     qc = mod.circuit.to_qiskit()
-    sv = Statevector(qc.assign_parameters(angles))
+    sv = Statevector(qc.assign_parameters(params))
     label = lambda qs: "".join("Z" if k in qs else "I" for k in reversed(range(n)))  # noqa: E731
     exact = [sv.expectation_value(SparsePauliOp(label({k}))).real for k in range(n)]
     exact += [sv.expectation_value(SparsePauliOp(label({k, (k + 1) % n}))).real for k in range(n)]
@@ -60,12 +62,12 @@ def test_quantum_expectation_features_equal_exact_statevector():
 def test_expectation_salience_is_last_prediction_error():
     mod = ClassicalExpectation(ExpectationConfig(hidden=4), 3, seed=1, dtype=F64, device="cpu")
     agents = np.arange(2)
-    st = mod.init_state(agents, None)
+    st, weights = mod.init_state(agents, None), mod.init_weights(agents)
     b0 = torch.tensor([[0.1, 0.2, 0.3], [-0.3, 0.0, 0.4]], dtype=F64)
-    prop, st = mod.propose(st, {"broadcast": b0}, None)
+    prop, st = mod.propose(st, {"broadcast": b0}, None, weights)
     b1 = torch.tensor([[1.0, 0.0, -1.0], [0.5, 0.5, 0.5]], dtype=F64)
     st = mod.learn(st, b1)
-    prop2, _ = mod.propose(st, {"broadcast": b1}, None)
+    prop2, _ = mod.propose(st, {"broadcast": b1}, None, weights)
     np.testing.assert_allclose(prop2.salience.numpy(), ((b1 - prop.content) ** 2).mean(dim=1).numpy())
 
 
@@ -77,29 +79,33 @@ def test_quantum_sampler_matches_exact_born_distribution_within_shot_noise():
                              device="cpu", backend=_torch_backend(), width=n)
     b = torch.tensor([[0.4, -0.7, 1.1, 0.2]], dtype=F64)
     streams = AgentStreams(0, np.array([0]), "unconscious", 1)
-    prop, _ = mod.propose({}, {"broadcast": b}, streams)
+    weights = mod.init_weights(np.array([0]))
+    prop, _ = mod.propose({}, {"broadcast": b}, streams, weights)
     sv = Statevector(mod.circuit.to_qiskit().assign_parameters(np.tanh(b.numpy()[0])))
     p = sv.probabilities()  # little-endian: bit k of the index is qubit k
     z_exact = np.array([sum(p[i] * (1 - 2 * ((i >> k) & 1)) for i in range(2**n)) for k in range(n)])
-    content_exact = np.tanh(mod.M.numpy() @ z_exact)
+    M = weights["M_T"][0].numpy().T  # the agent's association matrix (D, n)
+    content_exact = np.tanh(M @ z_exact)
     # <Z> from `shots` samples has standard error sqrt((1 - z^2) / shots) <= 1/sqrt(shots);
     # tanh and M are Lipschitz with constant ||M||_inf, so the content error is bounded by 5 s.e. * ||M||_inf
-    bound = 5 / math.sqrt(shots) * np.abs(mod.M.numpy()).sum(axis=1).max()
+    bound = 5 / math.sqrt(shots) * np.abs(M).sum(axis=1).max()
     assert np.max(np.abs(prop.content[0].numpy() - content_exact)) < bound
 
 
 def test_classical_sampler_follows_its_update_equation():
     cfg = UnconsciousConfig(hidden=5, noise=0.3)
     mod = ClassicalUnconscious(cfg, 3, seed=4, dtype=F64, device="cpu")
-    assert float(torch.linalg.eigvals(mod.W).abs().max()) == pytest.approx(0.9)
+    weights = mod.init_weights(np.arange(1))
+    W, U, M = (weights[k][0].numpy().T for k in ("W_T", "U_T", "M_T"))  # stored transposed
+    assert np.abs(np.linalg.eigvals(W)).max() == pytest.approx(0.9)
     st = mod.init_state(np.arange(1), None)
     b = torch.tensor([[0.5, -0.5, 0.1]], dtype=F64)
     streams = AgentStreams(9, np.array([0]), "unconscious", 1)
-    prop, st2 = mod.propose(st, {"broadcast": b}, streams)
+    prop, st2 = mod.propose(st, {"broadcast": b}, streams, weights)
     eps = AgentStreams(9, np.array([0]), "unconscious", 1).normal(5)[0]
-    h = np.tanh(mod.U.numpy() @ b.numpy()[0] + 0.3 * eps)  # h_0 = 0
+    h = np.tanh(U @ b.numpy()[0] + 0.3 * eps)  # h_0 = 0
     np.testing.assert_allclose(st2["hidden"][0].numpy(), h, atol=1e-12)
-    np.testing.assert_allclose(prop.content[0].numpy(), np.tanh(mod.M.numpy() @ h), atol=1e-12)
+    np.testing.assert_allclose(prop.content[0].numpy(), np.tanh(M @ h), atol=1e-12)
 
 
 def _hybrid_inputs(e, u, s_e):
@@ -109,7 +115,7 @@ def _hybrid_inputs(e, u, s_e):
 
 def test_markov_hybrid_obeys_total_probability():
     mod = Hybrid(HybridConfig(), F64, "cpu", model="markov")
-    prop, _ = mod.propose({}, _hybrid_inputs([[1.0, 0.2], [0.3, -1.0]], [[0.5, 0.5], [1.0, 1.0]], [0.1, 2.0]), None)
+    prop, _ = mod.propose({}, _hybrid_inputs([[1.0, 0.2], [0.3, -1.0]], [[0.5, 0.5], [1.0, 1.0]], [0.1, 2.0]), None, {})
     np.testing.assert_allclose(prop.extras["interference"].numpy(), 0.0, atol=1e-14)
     assert np.ptp(prop.extras["p_act"].numpy()) > 0.01  # the twin does respond to belief and salience
 
@@ -121,7 +127,7 @@ def test_quantum_hybrid_without_dissonance_matches_hand_computed_2x2():
     # p_act = f(mu_a)/2 + f(mu_b)/2 with mu_a = 1 - tanh(s), mu_b = tanh(s).
     mod = Hybrid(HybridConfig(gamma=0.0, mu_scale=1.0), F64, "cpu", model="quantum")
     e, u, s_e = [[1.0, 0.0]], [[0.0, 1.0]], [0.3]
-    prop, _ = mod.propose({}, _hybrid_inputs(e, u, s_e), None)
+    prop, _ = mod.propose({}, _hybrid_inputs(e, u, s_e), None, {})
     f = lambda mu: (1 + mu) ** 2 / (2 * (1 + mu**2))  # noqa: E731
     p_hand = 0.5 * f(1.0 - math.tanh(0.3)) + 0.5 * f(math.tanh(0.3))
     p = float(prop.extras["p_act"][0])

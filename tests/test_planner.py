@@ -3,7 +3,7 @@ import pytest
 
 from cognition.config import load_config
 from cognition.errors import ConfigError
-from cognition.runtime.planner import check_fits, classical_bytes_per_agent, plan_run
+from cognition.runtime.planner import check_fits, classical_bytes_per_agent, plan_run, weight_bytes_per_agent
 
 MiB = 2**20
 
@@ -18,7 +18,10 @@ def test_quantum_bytes_by_hand():
     # doubled (old and new state), 8 B each (float64)
     floats = 8 + 20 + 21 * 8 + 21**2 + 8 + 1
     assert classical_bytes_per_agent(cfg) == 2 * floats * 8
-    assert p.classical_bytes == 10 * 2 * floats * 8
+    # every agent's own weights, 8 B a value: reservoir angles 2 x 10 qubits x depth 2, association M 12 x D
+    weights = 2 * 10 * 2 + 12 * 8
+    assert weight_bytes_per_agent(cfg) == weights * 8
+    assert p.classical_bytes == 10 * (2 * floats + weights) * 8
     # max batch: (budget / 2 - classical) // per-row bytes, capped at the agents
     assert p.max_batch == 10 and p.fits
 
@@ -48,7 +51,10 @@ def test_host_and_disk_plan_by_hand():
     from cognition.runtime.planner import check_disk, check_host
 
     cfg = load_config(overrides={"run": {"agents": 4, "cycles": 100}, "quantum": {"mode": "disabled"}})
-    state = 4 * classical_bytes_per_agent(cfg)
+    # classical weights (hidden 16, D 8): M 16 x 8, W 16 x 16, U 8 x 16; GRU 3H x D, 3H x H, two 3H biases
+    weights = 16 * 8 + 16 * 16 + 8 * 16 + 48 * 8 + 48 * 16 + 2 * 48
+    assert weight_bytes_per_agent(cfg) == weights * 8 == 14080
+    state = 4 * (classical_bytes_per_agent(cfg) + weights * 8)
     assert check_host(cfg, 8, available=None)["host_bytes"] == state + 6 * (4 * 8 * 8) * 100  # 6 copies
     disk = check_disk(cfg, 8, run_dir="x", free_disk=None)["disk_bytes"]
     assert disk == 100 * (4 * 8 * 8 + 1024)  # unit history and one metrics line a cycle

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from quantum import GATES, CircuitTemplate, Gate, angle_encoded_reservoir, entangling_sampler
+from quantum import GATES, CircuitTemplate, Gate, angle_encoded_reservoir, entangling_sampler, reservoir_angle_count
 
 
 def test_gate_validation():
@@ -57,6 +57,24 @@ def test_reservoir_structure():
     assert all(0 <= a < 2 * np.pi for a in fixed)
     other = angle_encoded_reservoir(5, 4, depth=3, seed=1)
     assert fixed != [g.offset for g in other.gates if g.param is None and g.is_rotation]
+
+
+def test_reservoir_with_angles_as_parameters():
+    # seed None: the same gates, the fixed angles replaced by parameters after the inputs (scale 1), so that
+    # binding a seed's angles there gives the seeded template's circuit, gate for gate
+    c, seeded = angle_encoded_reservoir(5, 4, depth=3), angle_encoded_reservoir(5, 4, depth=3, seed=0)
+    assert (c.n_params, c.name) == (4 + reservoir_angle_count(5, 3), "reservoir_q5_i4_d3_a30")
+    assert reservoir_angle_count(5, 3) == 30
+    assert [(g.name, g.qubits) for g in c.gates] == [(g.name, g.qubits) for g in seeded.gates]
+    angle_gates = [g for g in c.gates if g.param is not None and g.param >= 4]
+    assert [g.param for g in angle_gates] == list(range(4, 34)) and all(g.scale == 1.0 for g in angle_gates)
+    offsets = [g.offset for g in seeded.gates if g.param is None and g.is_rotation]
+    params = np.concatenate([np.linspace(-1, 1, 4), offsets])[None]
+    for g, s in zip(c.gates, seeded.gates):
+        if g.is_rotation:
+            assert g.angles(params)[0] == pytest.approx(s.angles(params[:, :4])[0], abs=1e-15)
+    with pytest.raises(ValueError, match="n_inputs=9"):  # the angle parameters do not count as inputs reached
+        angle_encoded_reservoir(3, 9, depth=3)
 
 
 def test_sampler_structure():

@@ -33,11 +33,12 @@ def test_exact_probabilities_match_statevector(backend, width):
     np.testing.assert_allclose(got, reference_probabilities(circuit, params), rtol=0, atol=1e-10)
 
 
-@pytest.mark.parametrize("builder", ["reservoir", "sampler"])
+@pytest.mark.parametrize("builder", ["reservoir", "reservoir_angles", "sampler"])
 def test_builders_match_statevector(backend, builder):
-    circuit = (angle_encoded_reservoir(6, 5, depth=3, seed=7) if builder == "reservoir"
-               else entangling_sampler(6, 5, layers=3))
-    params = np.random.default_rng(3).uniform(-1, 1, size=(3, 5))
+    circuit = {"reservoir": lambda: angle_encoded_reservoir(6, 5, depth=3, seed=7),
+               "reservoir_angles": lambda: angle_encoded_reservoir(6, 5, depth=3),  # every row its own angles
+               "sampler": lambda: entangling_sampler(6, 5, layers=3)}[builder]()
+    params = np.random.default_rng(3).uniform(-1, 1, size=(3, circuit.n_params))
     np.testing.assert_allclose(backend.probabilities(circuit, params), reference_probabilities(circuit, params),
                                rtol=0, atol=1e-10)
 

@@ -42,6 +42,24 @@ def unit_signal_count(cfg) -> int:
     return sum(len(lookup(name, variant_of(cfg)).unit_signals) for name in cfg.modules.enabled)
 
 
+def weight_values_per_agent(cfg, widths: dict | None = None) -> int:
+    """How many fixed random weight values every agent holds (the enabled modules' ``weight_shapes``).
+
+    widths: circuit module -> qubit width after the cap (default: the configured width, capped).
+    """
+    import math
+
+    variant, total = variant_of(cfg), 0
+    for name in cfg.modules.enabled:
+        mcfg = getattr(cfg.modules, name)
+        width = None
+        if variant == "quantum" and name in CIRCUIT_MODULES:
+            width = (widths or {}).get(name, min(mcfg.qubits, cfg.quantum.qubit_cap))
+        shapes = lookup(name, variant).weight_shapes(mcfg, cfg.run.content_dim, width)
+        total += sum(math.prod(shape) for shape in shapes.values())
+    return total
+
+
 def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = None) -> list[CognitiveModule]:
     """Instantiate the enabled modules in declared order.
 
@@ -67,4 +85,5 @@ def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = Non
     return modules
 
 
-__all__ = ["CognitiveModule", "Proposal", "State", "REGISTRY", "build_modules", "unit_signal_count", "variant_of", "cat_trees", "slice_tree"]
+__all__ = ["CognitiveModule", "Proposal", "State", "REGISTRY", "build_modules", "unit_signal_count", "variant_of",
+           "weight_values_per_agent", "cat_trees", "slice_tree"]

@@ -4,12 +4,20 @@ A module is a pure step function over an explicit, per-agent state: every
 tensor in a state or proposal has the agents on its leading dimension, so the
 loop can slice a batch of agents into smaller launches (for OOM recovery, or to
 compare a batch against one agent at a time) and stitch the results back.
+
+So do its fixed random weights (its anatomy): every agent draws its own
+(:meth:`CognitiveModule.init_weights`, from :meth:`AgentStreams.weights`), a pure
+function of (seed, agent, module, weight), so agents are independent replications
+and the seed fixes the whole population. The loop holds them, beside the state and
+never in a checkpoint, and hands each launch its own agents' slice.
 """
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 from cognition.streams import AgentStreams
@@ -44,18 +52,41 @@ class CognitiveModule(ABC):
     variant: str = "classical"  # "quantum" or "classical"
     kernels: tuple[str, ...] = ()  # attributes holding pure tensor functions (cognition.runtime.compile)
     unit_signals: tuple[str, ...] = ("salience", "alignment")  # its units of Phi (docs/architecture.md)
+    shapes: dict = {}  # this instance's weight_shapes (set by the modules that have weights)
 
     @property
     def backend_name(self) -> str:
         return "torch"
+
+    @classmethod
+    def weight_shapes(cls, cfg, content_dim: int, width: int | None = None) -> dict[str, tuple[int, ...]]:
+        """Per-agent shapes of the module's fixed random weights, in weight-index order (default: none).
+
+        A weight's index (its position here) picks its random stream, so a weight added
+        at the end leaves the others' draws alone.
+        """
+        return {}
+
+    def weight_streams(self, agents, name: str) -> AgentStreams:
+        """The per-agent streams of weight ``name`` (see :meth:`weight_shapes`) under the run seed ``self.seed``."""
+        return AgentStreams.weights(self.seed, agents, self.name, list(self.shapes).index(name))
+
+    def init_weights(self, agents) -> State:
+        """The fixed random weights of the given agent indices: name -> (agents, *shape), in the
+        module's dtype and device; each agent's a pure function of (seed, agent, module, weight)."""
+        return {}
 
     @abstractmethod
     def init_state(self, agents, streams: AgentStreams) -> State:
         """The state before cycle 1 for the given agent indices."""
 
     @abstractmethod
-    def propose(self, state: State, inputs: dict, streams: AgentStreams) -> tuple[Proposal, State]:
-        """Read ``inputs`` (broadcast and same-cycle proposals), return a proposal and new state."""
+    def propose(self, state: State, inputs: dict, streams: AgentStreams, weights: State
+                ) -> tuple[Proposal, State]:
+        """Read ``inputs`` (broadcast and same-cycle proposals), return a proposal and new state.
+
+        weights: the launch's agents' slice of :meth:`init_weights`.
+        """
 
     def learn(self, state: State, broadcast: torch.Tensor) -> State:
         """Update from the broadcast that won this cycle (default: nothing to learn)."""
@@ -79,11 +110,19 @@ def compile_kernels(owner, compile_fn) -> None:
         setattr(owner, attr, compile_fn(getattr(owner, attr)))
 
 
-def seeded_generator(seed: int, salt: int) -> torch.Generator:
-    """A torch CPU generator for a module's fixed random weights (its 'anatomy')."""
-    g = torch.Generator()
-    g.manual_seed((int(seed) * 1_000_003 + salt) % (2**63 - 1))
-    return g
+def per_agent(array: np.ndarray, dtype, device) -> torch.Tensor:
+    """Weights drawn on the host in float64 (agents, ...) as a tensor of the run's dtype and device.
+
+    Drawn and normalised on the CPU in float64 whatever the device, so an agent's weights do
+    not depend on where the run executes (a CUDA eigensolver would round differently).
+    """
+    return torch.as_tensor(np.ascontiguousarray(array), dtype=torch.float64).to(dtype=dtype, device=device)
+
+
+def uniform_init(streams: AgentStreams, fan: int, *shape: int) -> np.ndarray:
+    """(agents, *shape) uniform on [-1/sqrt(fan), 1/sqrt(fan)] (torch.nn's default for RNN cells)."""
+    bound = 1.0 / math.sqrt(fan)
+    return streams.uniform(-bound, bound, *shape)
 
 
 def slice_tree(tree, index):
@@ -122,11 +161,14 @@ def cast_floats(tree, dtype):
 
 
 def rowwise_matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """x (agents, k) @ w (k, d) as one small product per agent (bmm over an expanded w).
+    """Row a of x (agents, k) times agent a's w (agents, k, d), as one small product per agent.
 
-    A 2-D GEMM lets the BLAS block the agents' rows (register tiles of 4 rows, a GEMV for
-    one row), so a row's rounding depends on how many rows share the launch. bmm runs each
-    agent's (1, k) x (k, d) product on its own, so every agent's arithmetic is the same
-    whatever the batch (runtime.batch, an OOM fallback).
+    A shared w (k, d) is expanded over the agents. A 2-D GEMM lets the BLAS block the
+    agents' rows (register tiles of 4 rows, a GEMV for one row), so a row's rounding
+    depends on how many rows share the launch. bmm runs each agent's (1, k) x (k, d)
+    product on its own, so every agent's arithmetic is the same whatever the batch
+    (runtime.batch, an OOM fallback).
     """
-    return torch.bmm(x.unsqueeze(1), w.expand(x.shape[0], *w.shape)).squeeze(1)
+    if w.dim() == 2:
+        w = w.expand(x.shape[0], *w.shape)
+    return torch.bmm(x.unsqueeze(1), w).squeeze(1)

@@ -14,6 +14,12 @@ W is learned online by recursive least squares once b_t is known.
 Quantum phi: a re-uploading angle-encoded reservoir circuit run on a quantum
 backend; features are <Z_q> and nearest-neighbour <Z_q Z_q+1> on a ring.
 Classical phi: a GRU cell with fixed random weights; features are its hidden state.
+
+Every agent has its own reservoir: its own fixed random RX/RZ angles (uniform on
+[0, 2 pi), passed to the circuit as parameters after its inputs, so every agent's
+circuit runs in the same batched call), or its own GRU weights (uniform on
+[-1/sqrt(H), 1/sqrt(H)], torch.nn.GRUCell's initialisation), drawn from its own
+weight streams. The readout W starts at zero for every agent.
 """
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ from abc import abstractmethod
 
 import torch
 
-from cognition.modules.base import CognitiveModule, Proposal, rowwise_matmul, seeded_generator
+from cognition.modules.base import CognitiveModule, Proposal, per_agent, rowwise_matmul, uniform_init
 from cognition.modules.readout import rls_init, rls_predict, rls_update
 
 
@@ -40,10 +46,14 @@ def readout_learn(W, P, features, prediction, broadcast, forgetting: float):
     return W, P, ((broadcast - prediction) ** 2).mean(dim=1)
 
 
-def gru_features(broadcast, hidden, w_ih, w_hh, b_ih, b_hh):
-    """Kernel: the classical feature map, one GRU cell step (torch.nn.GRUCell's own op)."""
-    gi = rowwise_matmul(broadcast, w_ih.T) + b_ih
-    gh = rowwise_matmul(hidden, w_hh.T) + b_hh
+def gru_features(broadcast, hidden, w_ih_T, w_hh_T, b_ih, b_hh):
+    """Kernel: the classical feature map, one GRU cell step (torch.nn.GRUCell's equations).
+
+    Per agent: w_ih_T (agents, D, 3H) and w_hh_T (agents, H, 3H) are GRUCell's weight_ih
+    and weight_hh transposed, b_ih and b_hh (agents, 3H) its biases.
+    """
+    gi = rowwise_matmul(broadcast, w_ih_T) + b_ih
+    gh = rowwise_matmul(hidden, w_hh_T) + b_hh
     i_r, i_z, i_n = gi.chunk(3, dim=1)
     h_r, h_z, h_n = gh.chunk(3, dim=1)
     r = torch.sigmoid(i_r + h_r)
@@ -65,7 +75,7 @@ class Expectation(CognitiveModule):
     n_features: int
 
     @abstractmethod
-    def features(self, state, broadcast) -> tuple[torch.Tensor, dict]:
+    def features(self, state, broadcast, weights) -> tuple[torch.Tensor, dict]:
         """The feature map q_t = phi(b_{t-1}): (agents, n_features), plus state updates."""
 
     def init_state(self, agents, streams):
@@ -76,9 +86,9 @@ class Expectation(CognitiveModule):
         state.update(rls_init(A, self.n_features + 1, self.D, self.cfg.ridge, self.dtype, self.device))
         return state
 
-    def propose(self, state, inputs, streams):
+    def propose(self, state, inputs, streams, weights):
         b_prev = inputs["broadcast"]
-        q, extra_state = self.features(state, b_prev)
+        q, extra_state = self.features(state, b_prev, weights)
         f, prediction = self._readout(state["features"], q, state["W"], self.cfg.leak)
         new_state = dict(state, features=f, prediction=prediction, **extra_state)
         return Proposal(prediction, state["error"], {}), new_state
@@ -97,7 +107,8 @@ class QuantumExpectation(Expectation):
         from quantum import angle_encoded_reservoir
 
         self.backend = backend
-        self.circuit = angle_encoded_reservoir(width, content_dim, cfg.depth, seed)
+        self.circuit = angle_encoded_reservoir(width, content_dim, cfg.depth)  # its angles: parameters
+        self.shapes = self.weight_shapes(cfg, content_dim, width)
         self.pairs = [(q, (q + 1) % width) for q in range(width)] if width > 1 else []
         self.n_features = width + len(self.pairs)
 
@@ -105,11 +116,26 @@ class QuantumExpectation(Expectation):
     def backend_name(self):
         return self.backend.name
 
-    def features(self, state, broadcast):
-        angles = torch.tanh(broadcast).detach().cpu().double().numpy()  # the builder scales by pi
-        parts = [self.backend.expectations_z(self.circuit, angles)]
+    @classmethod
+    def weight_shapes(cls, cfg, content_dim, width=None):
+        from quantum import reservoir_angle_count
+
+        return {"angles": (reservoir_angle_count(width, cfg.depth),)}
+
+    def init_weights(self, agents):
+        """The reservoir's RX/RZ angles, uniform on [0, 2 pi), in the circuit's parameter order.
+
+        Kept in float64 whatever the run's dtype: they are circuit parameters, as the inputs are.
+        """
+        angles = self.weight_streams(agents, "angles").uniform(0.0, 2.0 * math.pi, *self.shapes["angles"])
+        return {"angles": per_agent(angles, torch.float64, "cpu")}
+
+    def features(self, state, broadcast, weights):
+        inputs = torch.tanh(broadcast).detach().cpu().double()  # the builder scales by pi
+        params = torch.cat([inputs, weights["angles"]], dim=1).numpy()  # each agent's own reservoir
+        parts = [self.backend.expectations_z(self.circuit, params)]
         if self.pairs:
-            parts.append(self.backend.expectations_zz(self.circuit, angles, self.pairs))
+            parts.append(self.backend.expectations_zz(self.circuit, params, self.pairs))
         q = torch.cat([torch.as_tensor(p) for p in parts], dim=1)
         return q.to(dtype=self.dtype, device=self.device), {}
 
@@ -124,28 +150,31 @@ class ClassicalExpectation(Expectation):
     def __init__(self, cfg, content_dim, seed, dtype, device):
         super().__init__(cfg, content_dim, seed, dtype, device)
         self.n_features = cfg.hidden
-        g = seeded_generator(seed, salt=11)
-        self.gru = torch.nn.GRUCell(content_dim, cfg.hidden, dtype=dtype)
-        with torch.no_grad():
-            bound = 1.0 / math.sqrt(cfg.hidden)
-            for p in self.gru.parameters():
-                p.copy_(torch.empty(p.shape, dtype=dtype).uniform_(-bound, bound, generator=g))
-        self.gru.to(device).requires_grad_(False)
+        self.shapes = self.weight_shapes(cfg, content_dim)
         self._gru = gru_features
 
     @property
     def backend_name(self):
         return f"torch-gru-{torch.device(self.device).type}"
 
+    @classmethod
+    def weight_shapes(cls, cfg, content_dim, width=None):
+        H3 = 3 * cfg.hidden
+        return {"w_ih_T": (content_dim, H3), "w_hh_T": (cfg.hidden, H3), "b_ih": (H3,), "b_hh": (H3,)}
+
+    def init_weights(self, agents):
+        return {name: per_agent(uniform_init(self.weight_streams(agents, name), self.cfg.hidden, *shape),
+                                self.dtype, self.device) for name, shape in self.shapes.items()}
+
     def init_state(self, agents, streams):
         state = super().init_state(agents, streams)
         state["hidden"] = torch.zeros(len(agents), self.cfg.hidden, dtype=self.dtype, device=self.device)
         return state
 
-    def features(self, state, broadcast):
-        g = self.gru
+    def features(self, state, broadcast, weights):
         with torch.no_grad():
-            h = self._gru(broadcast, state["hidden"], g.weight_ih, g.weight_hh, g.bias_ih, g.bias_hh)
+            h = self._gru(broadcast, state["hidden"], weights["w_ih_T"], weights["w_hh_T"],
+                          weights["b_ih"], weights["b_hh"])
         return h, {"hidden": h}
 
     def describe(self):

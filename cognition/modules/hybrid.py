@@ -44,7 +44,7 @@ class Hybrid(CognitiveModule):
     def init_state(self, agents, streams):
         return {}
 
-    def propose(self, state, inputs, streams):
+    def propose(self, state, inputs, streams, weights):
         from cognition import decision
 
         e, u = inputs["expectation"], inputs["unconscious"]

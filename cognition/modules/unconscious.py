@@ -11,6 +11,11 @@ rotations and RZZ couplings are set by the cue (superposition, entanglement;
 the randomness is the Born rule, sampled with a finite number of shots).
 Classical: a stochastic RNN, h_t = tanh(W h_{t-1} + U b_{t-1} + sigma eps_t),
 z_t = h_t, with Gaussian noise eps_t from the agent's own stream.
+
+Every agent has its own M (entries N(0, 4/k)) and, classical, its own W (entries
+N(0, 1), rescaled to spectral radius 0.9) and U (entries N(0, 1/D)), drawn from its
+own weight streams. They are held as the right factors of row-vector products,
+M_T = M^T (agents, k, D), W_T, U_T, so that each is one bmm without a copy.
 """
 from __future__ import annotations
 
@@ -19,30 +24,33 @@ import math
 import numpy as np
 import torch
 
-from cognition.modules.base import CognitiveModule, Proposal, rowwise_matmul, seeded_generator
+from cognition.modules.base import CognitiveModule, Proposal, per_agent, rowwise_matmul
 
 
-def _association(seed: int, salt: int, D: int, k: int, dtype, device) -> torch.Tensor:
-    g = seeded_generator(seed, salt)
-    M = torch.randn(D, k, generator=g, dtype=torch.float64) * (2.0 / math.sqrt(k))
-    return M.to(dtype=dtype, device=device)
-
-
-def associate(z, b_prev, M):
-    """Kernel: content = tanh(M z) and its novelty mean_d (content - b_{t-1})^2."""
-    content = torch.tanh(rowwise_matmul(z, M.T))
+def associate(z, b_prev, M_T):
+    """Kernel: content = tanh(M z) and its novelty mean_d (content - b_{t-1})^2; M_T (agents, k, D)."""
+    content = torch.tanh(rowwise_matmul(z, M_T))
     return content, ((content - b_prev) ** 2).mean(dim=1)
 
 
-def stochastic_rnn(hidden, b_prev, eps, W, U, M, noise: float):
+def stochastic_rnn(hidden, b_prev, eps, W_T, U_T, M_T, noise: float):
     """Kernel: h_t = tanh(W h_{t-1} + U b_{t-1} + noise eps_t), then the association of h_t."""
-    h = torch.tanh(rowwise_matmul(hidden, W.T) + rowwise_matmul(b_prev, U.T) + noise * eps)
-    return (h, *associate(h, b_prev, M))
+    h = torch.tanh(rowwise_matmul(hidden, W_T) + rowwise_matmul(b_prev, U_T) + noise * eps)
+    return (h, *associate(h, b_prev, M_T))
 
 
 class Unconscious(CognitiveModule):
     name = "unconscious"
     reads = ("broadcast",)
+
+    def _init(self, cfg, content_dim, seed, dtype, device, k: int) -> None:
+        self.cfg, self.D, self.seed, self.dtype, self.device = cfg, content_dim, seed, dtype, device
+        self.shapes = self.weight_shapes(cfg, content_dim, k)
+
+    def association(self, agents):
+        """M_T (agents, k, D): the association matrix M, entries N(0, 4/k), transposed (float64)."""
+        k = self.shapes["M_T"][0]
+        return self.weight_streams(agents, "M_T").normal(*self.shapes["M_T"]) * (2.0 / math.sqrt(k))
 
 
 class QuantumUnconscious(Unconscious):
@@ -52,9 +60,9 @@ class QuantumUnconscious(Unconscious):
     def __init__(self, cfg, content_dim, seed, dtype, device, backend, width: int):
         from quantum import entangling_sampler
 
-        self.cfg, self.dtype, self.device, self.backend = cfg, dtype, device, backend
+        self._init(cfg, content_dim, seed, dtype, device, width)
+        self.backend = backend
         self.circuit = entangling_sampler(width, content_dim, cfg.layers)
-        self.M = _association(seed, 23, content_dim, width, dtype, device)
         bits = (np.arange(2**width)[:, None] >> np.arange(width)[None, :]) & 1
         self._z_of_outcome = torch.as_tensor(1.0 - 2.0 * bits, dtype=torch.float64)  # (2^n, n)
         self._associate = associate
@@ -63,10 +71,17 @@ class QuantumUnconscious(Unconscious):
     def backend_name(self):
         return self.backend.name
 
+    @classmethod
+    def weight_shapes(cls, cfg, content_dim, width=None):
+        return {"M_T": (width, content_dim)}
+
+    def init_weights(self, agents):
+        return {"M_T": per_agent(self.association(agents), self.dtype, self.device)}
+
     def init_state(self, agents, streams):
         return {}
 
-    def propose(self, state, inputs, streams):
+    def propose(self, state, inputs, streams, weights):
         b_prev = inputs["broadcast"]
         angles = torch.tanh(b_prev).detach().cpu().double().numpy()  # the builder scales by pi
         counts = self.backend.sample(self.circuit, angles, self.cfg.shots, streams.seeds())
@@ -74,7 +89,7 @@ class QuantumUnconscious(Unconscious):
         z = rowwise_matmul(freq, self._z_of_outcome).to(dtype=self.dtype, device=self.device)
         p = freq.clamp_min(1e-300)
         entropy = -(freq * torch.log2(p)).sum(dim=1).to(dtype=self.dtype, device=self.device)
-        content, salience = self._associate(z, b_prev, self.M)
+        content, salience = self._associate(z, b_prev, weights["M_T"])
         return Proposal(content, salience, {"sample_entropy_bits": entropy}), state
 
     def describe(self):
@@ -87,27 +102,33 @@ class ClassicalUnconscious(Unconscious):
     kernels = ("_rnn",)
 
     def __init__(self, cfg, content_dim, seed, dtype, device):
-        self.cfg, self.dtype, self.device = cfg, dtype, device
-        H = cfg.hidden
-        g = seeded_generator(seed, 31)
-        W = torch.randn(H, H, generator=g, dtype=torch.float64)
-        W *= 0.9 / torch.linalg.eigvals(W).abs().max()  # spectral radius 0.9: echo-state regime
-        U = torch.randn(H, content_dim, generator=g, dtype=torch.float64) / math.sqrt(content_dim)
-        self.W, self.U = W.to(dtype=dtype, device=device), U.to(dtype=dtype, device=device)
-        self.M = _association(seed, 23, content_dim, H, dtype, device)
+        self._init(cfg, content_dim, seed, dtype, device, cfg.hidden)
         self._rnn = stochastic_rnn
 
     @property
     def backend_name(self):
         return f"torch-stochastic-rnn-{torch.device(self.device).type}"
 
+    @classmethod
+    def weight_shapes(cls, cfg, content_dim, width=None):
+        H = cfg.hidden
+        return {"M_T": (H, content_dim), "W_T": (H, H), "U_T": (content_dim, H)}
+
+    def init_weights(self, agents):
+        W_T = self.weight_streams(agents, "W_T").normal(*self.shapes["W_T"])
+        W_T *= 0.9 / np.abs(np.linalg.eigvals(W_T)).max(axis=1)[:, None, None]  # spectral radius 0.9: echo state
+        U_T = self.weight_streams(agents, "U_T").normal(*self.shapes["U_T"]) / math.sqrt(self.D)
+        return {name: per_agent(w, self.dtype, self.device)
+                for name, w in (("M_T", self.association(agents)), ("W_T", W_T), ("U_T", U_T))}
+
     def init_state(self, agents, streams):
         return {"hidden": torch.zeros(len(agents), self.cfg.hidden, dtype=self.dtype, device=self.device)}
 
-    def propose(self, state, inputs, streams):
+    def propose(self, state, inputs, streams, weights):
         b_prev = inputs["broadcast"]
         eps = torch.as_tensor(streams.normal(self.cfg.hidden), dtype=self.dtype, device=self.device)
-        h, content, salience = self._rnn(state["hidden"], b_prev, eps, self.W, self.U, self.M, self.cfg.noise)
+        h, content, salience = self._rnn(state["hidden"], b_prev, eps, weights["W_T"], weights["U_T"],
+                                         weights["M_T"], self.cfg.noise)
         return Proposal(content, salience, {}), {"hidden": h}
 
     def describe(self):

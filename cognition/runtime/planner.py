@@ -11,6 +11,8 @@ Two parts, in bytes:
   RLS readout ``W`` ((F+1) x D) and inverse correlation ``P`` ((F+1)^2), its
   prediction; the GRU and stochastic-RNN hidden states; the broadcast (D); all
   in the run's dtype. Doubled, because a cycle builds the new state beside the old.
+  Plus every agent's own fixed random module weights (:func:`weight_bytes_per_agent`),
+  resident for the whole run, counted at 8 B a value (they are drawn in float64).
 
 Host-side records are planned apart (:func:`check_host`): the run streams its
 history to disk (``unit_history.npy`` and ``metrics.jsonl``, bytes per cycle), and the
@@ -71,6 +73,15 @@ def classical_bytes_per_agent(cfg) -> int:
     return 2 * floats * DTYPE_BYTES[cfg.run.dtype]
 
 
+def weight_bytes_per_agent(cfg, widths: dict | None = None) -> int:
+    """Bytes of one agent's fixed random module weights, at 8 B a value (drawn in float64 on the host;
+    a float32 run holds its classical weights in 4 B). Default configuration: 576 B quantum, 14 080 B
+    classical (docs/architecture.md)."""
+    from cognition.modules import weight_values_per_agent
+
+    return 8 * weight_values_per_agent(cfg, widths)
+
+
 def widest_circuit(cfg, widths: dict | None = None) -> int:
     if cfg.quantum.mode == "disabled":
         return 0
@@ -86,7 +97,7 @@ def plan_run(cfg, budget_bytes: int, *, widths: dict | None = None,
 
     agents = cfg.run.agents
     batch = min(cfg.runtime.batch or agents, agents)
-    classical = agents * classical_bytes_per_agent(cfg)
+    classical = agents * (classical_bytes_per_agent(cfg) + weight_bytes_per_agent(cfg, widths))
     width = widest_circuit(cfg, widths)
     per_row = statevector_bytes(width, cfg.quantum.precision) * working_copies if width else 0
     usable = math.floor(budget_bytes * (1.0 - HEADROOM)) - classical
@@ -157,7 +168,7 @@ def check_host(cfg, n_units: int, *, available: int | None) -> dict:
     host memory (per-agent state, and the final analysis over every cycle). Returns the plan (bytes)."""
     agents, cycles = cfg.run.agents, cfg.run.cycles
     history = agents * n_units * 8  # bytes of unit signals per cycle
-    state = agents * classical_bytes_per_agent(cfg)
+    state = agents * (classical_bytes_per_agent(cfg) + weight_bytes_per_agent(cfg))
     plan = {"host_bytes": state + ANALYSIS_COPIES * history * cycles, "available_host_bytes": available}
     if available is not None and plan["host_bytes"] > available:
         # the agents' state alone too large: name the agents; else the analysis over every cycle
