@@ -30,7 +30,7 @@ from cognition.runtime.threads import cpu_threads
 
 SIZES = ((8, 50), (8, 200), (32, 50))
 # The measured table that reports quote; refresh it with
-# python -m cognition.bench calibration --json cognition/benchmarks/calibration_record.json
+# python -m cognition.bench calibration --seed 1 --json cognition/benchmarks/calibration_record.json
 RECORD = Path(__file__).with_name("calibration_record.json")
 COMMAND = "python -m cognition.bench calibration"
 
@@ -41,11 +41,13 @@ def applicable_calibration(agents: int, cycles: int, record: Path = RECORD) -> d
     if not record.exists():
         return None
     table = json.loads(record.read_text())
+    table = table.get("calibration", table)  # the bench's --json wraps each suite's results by name
     row = min(table["coverage"], key=lambda r: abs(math.log(r["agents"] / agents)) + abs(math.log(r["cycles"] / cycles)))
     families = [{"family": f["family"], "false_positive_rate": f["false_positive_rate"], "systems": f["systems"]}
                 for f in table["null_families"]]
     keep = ("agents", "cycles", "draws", "coverage_true_mib", "coverage_stated_mib", "power")
-    return {"command": COMMAND, "alpha": table["settings"]["alpha"], "null_families": families,
+    return {"command": f"{COMMAND} --seed {table['settings']['seed']}", "alpha": table["settings"]["alpha"],
+            "null_families": families,
             "coverage": {k: row[k] for k in keep if k in row},
             "exact_size": (row["agents"], row["cycles"]) == (agents, cycles)}
 

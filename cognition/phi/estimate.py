@@ -4,7 +4,8 @@ Two paths (docs/phi.md, "Estimation from data"):
 
 * an ensemble of >= 5 independent agents (``centre='agent'``, the default there): units
   standardised per agent, bias-corrected Phi with a delete-one-agent jackknife interval
-  (:mod:`cognition.phi.ensemble`), and the trial-shuffling null across the MIB;
+  (:mod:`cognition.phi.ensemble`, :mod:`cognition.phi.mib_interval`), and the
+  intersection-union trial-shuffling test across every bipartition (:mod:`cognition.phi.cut_test`);
 * one series, or a few agents (``centre='pooled'``): pairs centred on the pooled mean, the
   basic (block) bootstrap and the circular-shift null.
 """
