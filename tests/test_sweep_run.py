@@ -159,6 +159,7 @@ def test_ray_2x2x2_sweep_gives_the_local_aggregate(local_sweep, tmp_path):
 
 
 @ray_test
+@pytest.mark.slow  # ~65 s on the 2-core machine: a whole Ray sweep with a worker killed; run with --runslow
 def test_ray_worker_killed_mid_run_is_retried_and_resumes(local_sweep, tmp_path):
     path, ref_root, first = local_sweep
     assert first.returncode == 0, first.stderr
