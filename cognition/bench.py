@@ -18,7 +18,7 @@ from pathlib import Path
 
 SUITES = {
     "phi": "Gaussian Phi: exhaustive MIB (n=4..16) and Queyranne (n=32..128)",
-    "quantum": "1000 parameter sets: per-set Aer loop vs one batched Aer call vs torch statevector",
+    "quantum": "random parameter sets: per-set Aer loop vs one batched Aer call vs torch statevector",
     "iit3": "exact IIT 3.0 Phi by node count",
     "agents": "cycles/s and agent-cycles/s per mode and agent count, batch vs per-agent loop",
     "runtime": "per-cycle time by planned run length, RSS growth and checkpoint size over a long run",
@@ -28,16 +28,28 @@ SUITES = {
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m cognition.bench",
-        description="Benchmarks. Suites: " + "; ".join(f"{k}: {v}" for k, v in SUITES.items()),
+        prog="python -m cognition.bench", add_help=False,
+        description="Benchmarks. Suites: " + "; ".join(f"{k}: {v}" for k, v in SUITES.items())
+                    + ". A suite's own flags: python -m cognition.bench SUITE --help.",
     )
+    p.add_argument("-h", "--help", action="store_true", help="show this help (or, after a suite, the suite's)")
     p.add_argument("suite", nargs="?", choices=sorted(SUITES), help="suite to run (default: all)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args, rest = _parser().parse_known_args(argv)
+    parser = _parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.help and args.suite:
+        rest = ["--help"]  # the suite's own parser prints its flags and exits
+    elif args.help:
+        parser.print_help()
+        return 0
+    elif rest and not args.suite:
+        print(f"error: {rest[0]}: a suite's flag; name the suite first (python -m cognition.bench SUITE "
+              f"{' '.join(rest)}; SUITE --help lists its flags)", file=sys.stderr)
+        return 2
     if args.json:
         out = Path(args.json)
         if not out.parent.exists():
@@ -47,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for name in suites:
         module = importlib.import_module(f"cognition.benchmarks.{name}")
-        print(f"== {name}: {SUITES[name]}")
+        if not args.help:
+            print(f"== {name}: {SUITES[name]}")
         results[name] = module.main(rest if args.suite else [])
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2, default=float))

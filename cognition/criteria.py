@@ -28,7 +28,9 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
                                                                       if cfg.phi.surrogates == 0 else "")})
     if not c.allow_classical_fallback:
         cpu_fallback = bool(provenance["device"].get("fell_back")) and not cfg.runtime.allow_cpu_fallback
-        fell_back = bool(provenance.get("classical_fallback")) or cpu_fallback
-        out.append({"name": "no unrequested fallback", "passed": not fell_back, "value": fell_back,
+        classical = bool(provenance.get("classical_fallback"))
+        fell_back = classical or cpu_fallback
+        what = [w for w, hit in (("classical fallback", classical), ("CPU fallback", cpu_fallback)) if hit]
+        out.append({"name": "no unrequested fallback", "passed": not fell_back, "value": ", ".join(what) or "none",
                     "required": "no classical or CPU fallback that was not asked for"})
     return out

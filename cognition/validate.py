@@ -173,8 +173,10 @@ def _print_summary(report: dict, run_dir, seconds: float) -> None:
         from cognition.reporting.sections import calibration_text
 
         print(f"  {calibration_text(phi['calibration'])}")
+    from cognition.reporting.sections import criterion_value
+
     for c in report["criteria"]:
-        print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {c['value']} (required {c['required']})")
+        print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {criterion_value(c)} (required {c['required']})")
     if report["message"]:
         print(report["message"])
     print("criteria met" if report["passed"] else "criteria NOT met")

@@ -52,13 +52,13 @@ def run_sections(report: dict, records: list[dict], provenance: dict, config: di
         Section(SECTIONS[5], _resource_blocks(report, records) + fig("memory")),
         Section(SECTIONS[6], _retry_blocks(report, provenance)),
         Section(SECTIONS[7], [Table(["criterion", "value", "required", "result"],
-                                    [[c["name"], _criterion_value(c), str(c["required"]),
+                                    [[c["name"], criterion_value(c), str(c["required"]),
                                       "pass" if c["passed"] else "FAIL"] for c in report["criteria"]])]),
         Section(SECTIONS[8], _provenance_blocks(provenance, config)),
     ]
 
 
-def _criterion_value(c: dict) -> str:
+def criterion_value(c: dict) -> str:
     """The measured value, in bits where the requirement is in bits (e.g. mean Phi)."""
     bits = isinstance(c["value"], float) and "bits" in str(c["required"])
     return fmt.bits(c["value"]) if bits else fmt.number(c["value"])
