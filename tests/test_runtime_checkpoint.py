@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from cognition.runtime.checkpoint import (
+    FORMAT,
     CheckpointError,
     CheckpointStore,
     capture_rng_states,
@@ -141,7 +142,7 @@ def test_a_pickle_in_the_body_is_never_executed(tmp_path):
     store.directory.mkdir(parents=True)
     (store.directory / "ckpt-000000004.npz").write_bytes(data)
     (store.directory / "ckpt-000000004.json").write_text(json.dumps({
-        "format": "hybrid-cognition-checkpoint/1", "cycle": 4, "file": "ckpt-000000004.npz",
+        "format": FORMAT, "cycle": 4, "file": "ckpt-000000004.npz",
         "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}))
     with pytest.raises(CheckpointError, match="payload unreadable"):
         store.load_latest()
@@ -205,3 +206,14 @@ def test_rng_states_survive_a_checkpoint(tmp_path):
     payload, _ = store.load_latest()
     restore_rng_states(payload["rng"], gens)
     assert draw() == expected
+
+
+def test_a_checkpoint_of_another_version_is_named_as_such(tmp_path):
+    # /1 checkpoints hold states of agents that shared one draw of weights: resuming them with
+    # per-agent weights would silently change every agent's anatomy mid-run
+    store = CheckpointStore(tmp_path)
+    store.save(_payload(5), 5)
+    marker = store.directory / "ckpt-000000005.json"
+    marker.write_text(marker.read_text().replace(FORMAT, "hybrid-cognition-checkpoint/1"))
+    with pytest.raises(CheckpointError, match="another version of hybrid-cognition .*start a new run"):
+        store.load_latest()

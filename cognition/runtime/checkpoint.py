@@ -30,7 +30,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-FORMAT = "hybrid-cognition-checkpoint/1"
+# /2: per-agent module weights (drawn from the seed, not stored) and no unit history in the state;
+# a /1 checkpoint's state belongs to code whose agents shared one draw of weights
+FORMAT = "hybrid-cognition-checkpoint/2"
+_FORMAT_FAMILY = FORMAT.rsplit("/", 1)[0] + "/"
 _NAME = re.compile(r"^ckpt-(\d{9})\.json$")
 _TREE_KEY = "__tree__"
 
@@ -227,7 +230,11 @@ class CheckpointStore:
             manifest = json.loads(marker.read_text())
         except (OSError, ValueError) as exc:
             raise CheckpointError(f"completion marker unreadable ({exc.__class__.__name__})") from None
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        found = manifest.get("format") if isinstance(manifest, dict) else None
+        if isinstance(found, str) and found.startswith(_FORMAT_FAMILY) and found != FORMAT:
+            raise CheckpointError(f"written by another version of hybrid-cognition ({found}; this version reads "
+                                  f"{FORMAT}): its state does not fit this code, start a new run")
+        if found != FORMAT:
             raise CheckpointError(f"not a {FORMAT} marker (foreign file)")
         if manifest.get("cycle") != cycle or manifest.get("file") != body.name:
             raise CheckpointError("marker names another checkpoint (foreign or renamed file)")
