@@ -41,6 +41,11 @@ class Mice:
     blocks: tuple[int, ...] = ()
 
 
+#: A MICE of phi 0 without a purview. Where the largest small phi is 0, the mechanism is
+#: no concept, and which purview PyPhi would name does not matter (nothing reads it).
+NO_MICE = Mice(0.0, 0, None)
+
+
 def _potential_purviews(direction: str, mechanism: int, inputs: tuple[int, ...]) -> tuple[int, ...]:
     """Purviews not trivially reducible given the (cut) connectivity (PyPhi's
     `potential_purviews`), in PyPhi's purview order. Only the edges into the mechanism
@@ -248,7 +253,8 @@ class MechanismAnalyzer:
         the uncut concepts in worker processes, so its cache stays empty and every MICE
         of a cut system is recomputed (`reuse_uncut=False`).
         """
-        if cut is not None and self.reuse_uncut:
+        if cut is not None and self.reuse_uncut and not (mechanism & cut[0] and mechanism & cut[1]):
+            # (A split mechanism is damaged whatever its MICE: no need to look it up.)
             uncut = self.mice(direction, mechanism, self.reps.inputs)
             if uncut.phi > 0 and not damaged_by_cut(direction, mechanism, uncut.purview, cut):
                 return uncut
@@ -270,7 +276,7 @@ class MechanismAnalyzer:
                 if best is None or (phi, bin(purview).count("1")) > (best.phi, bin(best.purview).count("1")):
                     best = Mice(phi, purview, rep, blocks)
             if best is None:
-                best = Mice(0.0, 0, None)
+                best = NO_MICE
             elif direction == EFFECT:
                 best = Mice(best.phi, best.purview, self.effects.repertoire(mechanism, best.purview, inputs))
             # One object per distinct MICE, so distances cached on it serve every cut.
@@ -292,7 +298,9 @@ class MechanismAnalyzer:
         top, lead = -np.inf, None  # best phi so far, and the candidate holding it
         # Likely winners first: larger bound, then PyPhi's tie-break (larger, then first).
         for i in sorted(range(len(candidates)), key=lambda i: (-bounds[i], -size[i], i)):
-            if bounds[i] < top:
+            if bounds[i] < top or bounds[i] <= 0:
+                # Bound 0: this and every later candidate have phi 0. Either a phi > 0 is
+                # already found, or the largest phi is 0 and the purview does not matter.
                 break
             if bounds[i] == top and (size[i], -i) < (size[lead], -lead):
                 continue  # at best a tie that PyPhi's order gives to the leader
