@@ -196,9 +196,14 @@ class MechanismAnalyzer:
     def effect_phis(self, mechanism: int, purviews: tuple[int, ...], inputs) -> list[float]:
         """Effect small phi of every purview at once (`effect.EffectTables`), rounded as
         PyPhi rounds; purviews at a rounding tie go through `effect_phi`."""
-        lows = self.effects.min_distances(mechanism, purviews, inputs) if purviews else ()
-        return [self.effect_phi(mechanism, p, inputs) if at_rounding_tie(float(low))
-                else float(round(np.float64(low), PRECISION)) for p, low in zip(purviews, lows, strict=True)]
+        if not purviews:
+            return []
+        lows = self.effects.min_distances(mechanism, purviews, inputs)
+        # np.round on the array rounds each value as round(np.float64(x), 6) does.
+        phis = np.round(lows, PRECISION).tolist()
+        for i in np.flatnonzero(at_rounding_tie(lows)):
+            phis[i] = self.effect_phi(mechanism, purviews[i], inputs)
+        return phis
 
     def _effect_partitioned(self, partition, inputs) -> np.ndarray:
         m1, p1, m2, p2 = partition
