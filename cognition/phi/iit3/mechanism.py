@@ -209,11 +209,14 @@ class MechanismAnalyzer:
         m1, p1, m2, p2 = partition
         return self.reps.effect_joint(m1, p1, inputs) * self.reps.effect_joint(m2, p2, inputs)
 
-    def cached_upper_bounds(self, mechanism: int, purviews, inputs) -> list[float]:
+    def cached_upper_bounds(self, mechanism: int, purviews, inputs, keys=None) -> list[float]:
         """Per purview: the cause small phi itself when already known (e.g. from another
-        cut), else an upper bound from the partitions that cut off a single node."""
-        keys = [self.phi_key(mechanism, p, inputs) for p in purviews]
-        out = [self._phi[key][0] if key in self._phi else self._bound.get(key) for key in keys]
+        cut), else an upper bound from the partitions that cut off a single node.
+        `keys`: the purviews' `phi_keys`, if already at hand."""
+        if keys is None:
+            keys = self.phi_keys(mechanism, purviews, inputs)
+        phi, bound = self._phi, self._bound
+        out = [phi[key][0] if key in phi else bound.get(key) for key in keys]
         missing: dict[int, list[int]] = {}
         for i, value in enumerate(out):
             if value is None:
@@ -221,25 +224,32 @@ class MechanismAnalyzer:
         for group in missing.values():
             wholes, rows = self.tables.single_cut_rows(mechanism, [purviews[i] for i in group], inputs)
             bounds = self.engine.upper_bounds(wholes, rows)
-            for i, whole, bound in zip(group, wholes, bounds, strict=True):
+            for i, whole, value in zip(group, wholes, bounds, strict=True):
                 # A repertoire with no mass: the state is unreachable, and PyPhi's phi is 0.
-                out[i] = self._bound[keys[i]] = round(float(bound), PRECISION) if whole.any() else 0.0
+                out[i] = bound[keys[i]] = round(float(value), PRECISION) if whole.any() else 0.0
         return out
 
-    def phi_key(self, mechanism: int, purview: int, inputs) -> tuple:
-        """Everything the cause small phi of (mechanism, purview) depends on under a cut,
-        to the last bit: each mechanism node's factors over subsets of its inputs in the
-        purview. PyPhi builds a node's TPM from its cut inputs (`Repertoires.node_tpm`),
-        so they can differ from the uncut ones in the last bits: the key names the cut
-        inputs unless they give the same bits."""
+    def phi_keys(self, mechanism: int, purviews, inputs) -> list[tuple]:
+        """Per purview, everything the cause small phi of (mechanism, purview) depends on
+        under a cut, to the last bit: each mechanism node's factors over subsets of its
+        inputs in the purview. PyPhi builds a node's TPM from its cut inputs
+        (`Repertoires.node_tpm`), so they can differ from the uncut ones in the last
+        bits: the key names the cut inputs unless they give the same bits."""
         reps, uncut = self.reps, self.reps.inputs
-        return (mechanism, purview, tuple(
-            (inputs[m] & purview, uncut[m] if reps.same_as_uncut(True, m, inputs[m], inputs[m] & purview) else inputs[m])
-            for m in bits_of(mechanism)))
+        per_node = []
+        for m in bits_of(mechanism):
+            cut_m, uncut_m = inputs[m], uncut[m]
+            if cut_m == uncut_m:
+                per_node.append([(cut_m & p, uncut_m) for p in purviews])
+            else:
+                per_node.append([(cut_m & p, uncut_m if reps.same_as_uncut(True, m, cut_m, cut_m & p) else cut_m)
+                                 for p in purviews])
+        return [(mechanism, p, parts) for p, parts in zip(purviews, zip(*per_node), strict=True)]
 
-    def small_phi(self, mechanism: int, purview: int, inputs):
-        """(phi, repertoire, blocks) of the cause side, cached on `phi_key`."""
-        key = self.phi_key(mechanism, purview, inputs)
+    def small_phi(self, mechanism: int, purview: int, inputs, key=None):
+        """(phi, repertoire, blocks) of the cause side, cached on its `phi_keys` key."""
+        if key is None:
+            key = self.phi_keys(mechanism, (purview,), inputs)[0]
         hit = self._phi.get(key)
         if hit is None:
             hit = self._phi[key] = self.cause_phi(mechanism, purview, inputs)
@@ -294,8 +304,9 @@ class MechanismAnalyzer:
         """(phi, repertoire, blocks) of the candidate purviews that can win: purviews are
         evaluated by decreasing upper bound, and one whose bound is below the best phi
         found cannot win or tie, so its MIP search is skipped."""
+        keys = self.phi_keys(mechanism, candidates, inputs)
         if len(candidates) > 1:
-            bounds = self.cached_upper_bounds(mechanism, candidates, inputs)
+            bounds = self.cached_upper_bounds(mechanism, candidates, inputs, keys)
         else:
             bounds = [np.inf] * len(candidates)
         size = [bin(p).count("1") for p in candidates]
@@ -309,7 +320,7 @@ class MechanismAnalyzer:
                 break
             if bounds[i] == top and (size[i], -i) < (size[lead], -lead):
                 continue  # at best a tie that PyPhi's order gives to the leader
-            found[i] = self.small_phi(mechanism, candidates[i], inputs)
+            found[i] = self.small_phi(mechanism, candidates[i], inputs, keys[i])
             if found[i][0] > top or (found[i][0] == top and (size[i], -i) > (size[lead], -lead)):
                 top, lead = found[i][0], i
         return found
