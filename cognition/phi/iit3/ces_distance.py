@@ -68,6 +68,7 @@ class ConceptSpace:
         self._expanded: dict[tuple, tuple] = {}
         self._cause_bounds: dict[tuple[int, int], tuple[float, float]] = {}
         self._profile: dict[tuple, list[float]] = {}
+        self._joints: dict[tuple, np.ndarray] = {}
 
     def _expanded_cause(self, mice: Mice, union: int) -> tuple[np.ndarray, tuple[int, ...]]:
         """The cause repertoire times the uniform distribution on the missing nodes."""
@@ -102,17 +103,23 @@ class ConceptSpace:
         if self.engine.name == "exact":
             x, y = self._expanded_effect(a.effect, union, a.inputs), self._expanded_effect(b.effect, union, b.inputs)
             return bernoulli_product_emd(x[:, 1], y[:, 1])
-        # PyPhi: (own repertoire) * (unconstrained repertoire of the rest), normalised.
-        arrays = []
-        for mice, inputs in ((a.effect, a.inputs), (b.effect, b.inputs)):
+        p = self._effect_joint(a.effect, union, a.inputs)
+        q = self._effect_joint(b.effect, union, b.inputs)
+        return self.engine.hamming(p, (), q, (), union)
+
+    def _effect_joint(self, mice: Mice, union: int, inputs) -> np.ndarray:
+        """PyPhi's expanded effect repertoire over `union`: (own repertoire) times (the
+        unconstrained repertoire of the rest, in the concept's own system), normalised;
+        memoised on the MICE object and the inputs of the rest."""
+        rest = union & ~mice.purview
+        key = (id(mice), union, tuple(inputs[p] for p in bits_of(rest)))
+        hit = self._joints.get(key)
+        if hit is None:
             own = _product(mice.repertoire) if mice.repertoire is not None else np.ones(1)
-            rest = union & ~mice.purview
             uc = _product([self._unconstrained(p, inputs) for p in bits_of(rest)])
-            own_idx = subindex(union, mice.purview)
-            rest_idx = subindex(union, rest)
-            joint = own[own_idx] * uc[rest_idx]
-            arrays.append(joint / pyphi_sum(joint, bin(union).count("1")))
-        return self.engine.hamming(arrays[0], (), arrays[1], (), union)
+            joint = own[subindex(union, mice.purview)] * uc[subindex(union, rest)]
+            hit = self._joints[key] = joint / pyphi_sum(joint, bin(union).count("1"))
+        return hit
 
     def _cause_distance(self, c1: Mice, c2: Mice) -> float:
         union = c1.purview | c2.purview
