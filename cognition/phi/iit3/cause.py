@@ -142,14 +142,22 @@ class CauseTables:
         """For purviews of one size n: their repertoires (B, 2^n) and, per purview, the
         repertoires of the partitions that cut one purview node off (with no mechanism)
         or one mechanism node off (with no purview), shape (B, R, 2^n)."""
-        n = bin(purviews[0]).count("1")
-        full = (1 << n) - 1
-        idx = [gather_indices(p, self.k) for p in purviews]
-        whole_idx = np.array([i0[full] for i0, _, _ in idx])  # (B, 2^n)
+        whole_idx, lone0, lone1 = _single_cut_indices(tuple(purviews), self.k)
         table = self.table(mechanism, inputs)
-        lone = np.array([full ^ (1 << j) for j in range(n)])
-        rows = [table[np.array([i0[lone] for i0, _, _ in idx])]
-                * self.table(0, inputs)[np.array([i1[lone] for _, i1, _ in idx])]]  # (B, n, 2^n)
+        rows = [table[lone0] * self.table(0, inputs)[lone1]]  # (B, n, 2^n)
         if bin(mechanism).count("1") > 1:
             rows += [self.table(mechanism & ~(1 << m), inputs)[whole_idx][:, None, :] for m in bits_of(mechanism)]
         return table[whole_idx], np.concatenate(rows, axis=1)
+
+
+@cache
+def _single_cut_indices(purviews: tuple[int, ...], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gather indices for `CauseTables.single_cut_rows` (purviews of one size n): the
+    whole repertoires (B, 2^n), and for each purview node cut off, its complement's
+    part (B, n, 2^n) and the node's own part (B, n, 2^n)."""
+    n = bin(purviews[0]).count("1")
+    full = (1 << n) - 1
+    idx = [gather_indices(p, k) for p in purviews]
+    lone = np.array([full ^ (1 << j) for j in range(n)])
+    return (np.array([i0[full] for i0, _, _ in idx]), np.array([i0[lone] for i0, _, _ in idx]),
+            np.array([i1[lone] for _, i1, _ in idx]))

@@ -36,8 +36,9 @@ def _indicator(purviews: tuple[int, ...], k: int) -> np.ndarray:
     return ((np.array(purviews, dtype=np.int64)[:, None] >> np.arange(k)) & 1).astype(float)
 
 
-def at_rounding_tie(x: float) -> bool:
-    """Is x within float noise of a 6th-decimal rounding tie (x * 1e6 ending in .5)?"""
+def at_rounding_tie(x):
+    """Is x within float noise of a 6th-decimal rounding tie (x * 1e6 ending in .5)?
+    Elementwise on arrays."""
     return abs((x * 1e6) % 1.0 - 0.5) <= 1e-6
 
 

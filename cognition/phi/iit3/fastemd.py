@@ -248,11 +248,16 @@ class PyPhiEMD:
     def upper_bounds(self, wholes: np.ndarray, parts: np.ndarray) -> np.ndarray:
         """Per whole (B, 2^k), an upper bound of `mip_distance` from its rows (B, R, 2^k):
         per row, the exact EMD (or a spanning-tree transport's cost above 4 nodes) plus
-        that row's rounding bound, robust to float noise in the arrays."""
+        that row's rounding bound, robust to float noise in the arrays: the masses' part,
+        and the costs' part relative to the transport's cost (as in `_settled_min`), so
+        that rows equal to the whole bound 0."""
         b, r, n = parts.shape
         flat_wholes = np.repeat(wholes, r, axis=0)
         flat = parts.reshape(b * r, n)
-        upper = hamming_emd_upper_bounds(flat_wholes - flat) + quantization_margins(flat_wholes, flat, robust=True)
+        upper = hamming_emd_upper_bounds(flat_wholes - flat)
+        mass = quantization_margins(flat_wholes, flat, robust=True, costs=False)
+        rel = cost_rounding_relative(n.bit_length() - 1) * 1.01
+        upper = upper + mass + rel * (upper + mass)
         return upper.reshape(b, r).min(axis=1)
 
     def hamming(self, p: np.ndarray, p_blocks, q: np.ndarray, q_blocks, purview: int) -> float:

@@ -41,6 +41,11 @@ class Mice:
     blocks: tuple[int, ...] = ()
 
 
+#: A MICE of phi 0 without a purview. Where the largest small phi is 0, the mechanism is
+#: no concept, and which purview PyPhi would name does not matter (nothing reads it).
+NO_MICE = Mice(0.0, 0, None)
+
+
 def _potential_purviews(direction: str, mechanism: int, inputs: tuple[int, ...]) -> tuple[int, ...]:
     """Purviews not trivially reducible given the (cut) connectivity (PyPhi's
     `potential_purviews`), in PyPhi's purview order. Only the edges into the mechanism
@@ -191,19 +196,27 @@ class MechanismAnalyzer:
     def effect_phis(self, mechanism: int, purviews: tuple[int, ...], inputs) -> list[float]:
         """Effect small phi of every purview at once (`effect.EffectTables`), rounded as
         PyPhi rounds; purviews at a rounding tie go through `effect_phi`."""
-        lows = self.effects.min_distances(mechanism, purviews, inputs) if purviews else ()
-        return [self.effect_phi(mechanism, p, inputs) if at_rounding_tie(float(low))
-                else float(round(np.float64(low), PRECISION)) for p, low in zip(purviews, lows, strict=True)]
+        if not purviews:
+            return []
+        lows = self.effects.min_distances(mechanism, purviews, inputs)
+        # np.round on the array rounds each value as round(np.float64(x), 6) does.
+        phis = np.round(lows, PRECISION).tolist()
+        for i in np.flatnonzero(at_rounding_tie(lows)):
+            phis[i] = self.effect_phi(mechanism, purviews[i], inputs)
+        return phis
 
     def _effect_partitioned(self, partition, inputs) -> np.ndarray:
         m1, p1, m2, p2 = partition
         return self.reps.effect_joint(m1, p1, inputs) * self.reps.effect_joint(m2, p2, inputs)
 
-    def cached_upper_bounds(self, mechanism: int, purviews, inputs) -> list[float]:
+    def cached_upper_bounds(self, mechanism: int, purviews, inputs, keys=None) -> list[float]:
         """Per purview: the cause small phi itself when already known (e.g. from another
-        cut), else an upper bound from the partitions that cut off a single node."""
-        keys = [self.phi_key(mechanism, p, inputs) for p in purviews]
-        out = [self._phi[key][0] if key in self._phi else self._bound.get(key) for key in keys]
+        cut), else an upper bound from the partitions that cut off a single node.
+        `keys`: the purviews' `phi_keys`, if already at hand."""
+        if keys is None:
+            keys = self.phi_keys(mechanism, purviews, inputs)
+        phi, bound = self._phi, self._bound
+        out = [phi[key][0] if key in phi else bound.get(key) for key in keys]
         missing: dict[int, list[int]] = {}
         for i, value in enumerate(out):
             if value is None:
@@ -211,25 +224,32 @@ class MechanismAnalyzer:
         for group in missing.values():
             wholes, rows = self.tables.single_cut_rows(mechanism, [purviews[i] for i in group], inputs)
             bounds = self.engine.upper_bounds(wholes, rows)
-            for i, whole, bound in zip(group, wholes, bounds, strict=True):
+            for i, whole, value in zip(group, wholes, bounds, strict=True):
                 # A repertoire with no mass: the state is unreachable, and PyPhi's phi is 0.
-                out[i] = self._bound[keys[i]] = round(float(bound), PRECISION) if whole.any() else 0.0
+                out[i] = bound[keys[i]] = round(float(value), PRECISION) if whole.any() else 0.0
         return out
 
-    def phi_key(self, mechanism: int, purview: int, inputs) -> tuple:
-        """Everything the cause small phi of (mechanism, purview) depends on under a cut,
-        to the last bit: each mechanism node's factors over subsets of its inputs in the
-        purview. PyPhi builds a node's TPM from its cut inputs (`Repertoires.node_tpm`),
-        so they can differ from the uncut ones in the last bits: the key names the cut
-        inputs unless they give the same bits."""
+    def phi_keys(self, mechanism: int, purviews, inputs) -> list[tuple]:
+        """Per purview, everything the cause small phi of (mechanism, purview) depends on
+        under a cut, to the last bit: each mechanism node's factors over subsets of its
+        inputs in the purview. PyPhi builds a node's TPM from its cut inputs
+        (`Repertoires.node_tpm`), so they can differ from the uncut ones in the last
+        bits: the key names the cut inputs unless they give the same bits."""
         reps, uncut = self.reps, self.reps.inputs
-        return (mechanism, purview, tuple(
-            (inputs[m] & purview, uncut[m] if reps.same_as_uncut(True, m, inputs[m], inputs[m] & purview) else inputs[m])
-            for m in bits_of(mechanism)))
+        per_node = []
+        for m in bits_of(mechanism):
+            cut_m, uncut_m = inputs[m], uncut[m]
+            if cut_m == uncut_m:
+                per_node.append([(cut_m & p, uncut_m) for p in purviews])
+            else:
+                per_node.append([(cut_m & p, uncut_m if reps.same_as_uncut(True, m, cut_m, cut_m & p) else cut_m)
+                                 for p in purviews])
+        return [(mechanism, p, parts) for p, parts in zip(purviews, zip(*per_node), strict=True)]
 
-    def small_phi(self, mechanism: int, purview: int, inputs):
-        """(phi, repertoire, blocks) of the cause side, cached on `phi_key`."""
-        key = self.phi_key(mechanism, purview, inputs)
+    def small_phi(self, mechanism: int, purview: int, inputs, key=None):
+        """(phi, repertoire, blocks) of the cause side, cached on its `phi_keys` key."""
+        if key is None:
+            key = self.phi_keys(mechanism, (purview,), inputs)[0]
         hit = self._phi.get(key)
         if hit is None:
             hit = self._phi[key] = self.cause_phi(mechanism, purview, inputs)
@@ -248,7 +268,8 @@ class MechanismAnalyzer:
         the uncut concepts in worker processes, so its cache stays empty and every MICE
         of a cut system is recomputed (`reuse_uncut=False`).
         """
-        if cut is not None and self.reuse_uncut:
+        if cut is not None and self.reuse_uncut and not (mechanism & cut[0] and mechanism & cut[1]):
+            # (A split mechanism is damaged whatever its MICE: no need to look it up.)
             uncut = self.mice(direction, mechanism, self.reps.inputs)
             if uncut.phi > 0 and not damaged_by_cut(direction, mechanism, uncut.purview, cut):
                 return uncut
@@ -270,7 +291,7 @@ class MechanismAnalyzer:
                 if best is None or (phi, bin(purview).count("1")) > (best.phi, bin(best.purview).count("1")):
                     best = Mice(phi, purview, rep, blocks)
             if best is None:
-                best = Mice(0.0, 0, None)
+                best = NO_MICE
             elif direction == EFFECT:
                 best = Mice(best.phi, best.purview, self.effects.repertoire(mechanism, best.purview, inputs))
             # One object per distinct MICE, so distances cached on it serve every cut.
@@ -283,8 +304,9 @@ class MechanismAnalyzer:
         """(phi, repertoire, blocks) of the candidate purviews that can win: purviews are
         evaluated by decreasing upper bound, and one whose bound is below the best phi
         found cannot win or tie, so its MIP search is skipped."""
+        keys = self.phi_keys(mechanism, candidates, inputs)
         if len(candidates) > 1:
-            bounds = self.cached_upper_bounds(mechanism, candidates, inputs)
+            bounds = self.cached_upper_bounds(mechanism, candidates, inputs, keys)
         else:
             bounds = [np.inf] * len(candidates)
         size = [bin(p).count("1") for p in candidates]
@@ -292,11 +314,13 @@ class MechanismAnalyzer:
         top, lead = -np.inf, None  # best phi so far, and the candidate holding it
         # Likely winners first: larger bound, then PyPhi's tie-break (larger, then first).
         for i in sorted(range(len(candidates)), key=lambda i: (-bounds[i], -size[i], i)):
-            if bounds[i] < top:
+            if bounds[i] < top or bounds[i] <= 0:
+                # Bound 0: this and every later candidate have phi 0. Either a phi > 0 is
+                # already found, or the largest phi is 0 and the purview does not matter.
                 break
             if bounds[i] == top and (size[i], -i) < (size[lead], -lead):
                 continue  # at best a tie that PyPhi's order gives to the leader
-            found[i] = self.small_phi(mechanism, candidates[i], inputs)
+            found[i] = self.small_phi(mechanism, candidates[i], inputs, keys[i])
             if found[i][0] > top or (found[i][0] == top and (size[i], -i) > (size[lead], -lead)):
                 top, lead = found[i][0], i
         return found

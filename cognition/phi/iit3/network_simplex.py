@@ -63,92 +63,91 @@ def _initial_tree(d: np.ndarray, k: int):
     return parent, orient, flow
 
 
-class _Tree:
-    """Spanning-tree basis: parent, orientation (+1: flow child -> parent), flow on the
-    arc to the parent, node potentials and depths. Arcs cost 1, except arcs into the
-    sink node (if any: the last node), which cost 0."""
+def _potentials(parent: list[int], orient: list[int], sink: int) -> tuple[list[int], list[list[int]]]:
+    """(potentials, children) of a spanning tree rooted at 0: pi[a] - pi[b] = cost on every
+    tree arc a -> b (orient[x] = +1: the arc runs x -> parent[x]); arcs touching the sink
+    cost 0, the others 1."""
+    children: list[list[int]] = [[] for _ in parent]
+    for x in range(1, len(parent)):
+        children[parent[x]].append(x)
+    pi = [0] * len(parent)
+    stack = [0]
+    while stack:
+        u = stack.pop()
+        for c in children[u]:
+            pi[c] = pi[u] + (0 if sink in (c, u) else orient[c])
+            stack.append(c)
+    return pi, children
 
-    def __init__(self, parent: list[int], orient: list[int], flow: list[float], sink: int = -1):
-        n = len(parent)
-        self.parent, self.orient, self.flow, self.sink = parent, orient, flow, sink
-        self.children: list[list[int]] = [[] for _ in range(n)]
-        for x in range(1, n):
-            self.children[parent[x]].append(x)
-        self.pi = [0] * n
-        self.depth = [0] * n
-        self.relabel(0)
 
-    def relabel(self, root: int) -> None:
-        """Recompute potentials and depths below `root` (pi[a] - pi[b] = 1 on a -> b)."""
-        stack = [root]
-        while stack:
-            u = stack.pop()
-            for c in self.children[u]:
-                cost = 0 if self.sink in (c, u) else 1
-                self.pi[c] = self.pi[u] + self.orient[c] * cost
-                self.depth[c] = self.depth[u] + 1
-                stack.append(c)
+def _violated_arcs(pi: list[int], edges: tuple[np.ndarray, np.ndarray], sink: int) -> list[tuple[int, int, int]]:
+    """(violation, a, b) for every arc a -> b of negative reduced cost (its violation: minus
+    the reduced cost, 1 - (pi[a] - pi[b]) on the hypercube, pi[sink] - pi[a] into the
+    sink), sorted so that pop() gives the most violated (Dantzig's rule)."""
+    arr = np.array(pi)
+    diff = arr[edges[0]] - arr[edges[1]]
+    viol = np.abs(diff) - 1
+    out = [(int(viol[j]), int(edges[0][j]), int(edges[1][j])) if diff[j] > 0
+           else (int(viol[j]), int(edges[1][j]), int(edges[0][j])) for j in np.flatnonzero(viol > 0)]
+    if sink >= 0:
+        rise = arr[:sink] - pi[sink]
+        out += [(int(rise[x]), int(x), sink) for x in np.flatnonzero(rise > 0)]
+    out.sort()
+    return out
 
-    def entering_arc(self, edges: tuple[np.ndarray, np.ndarray]) -> tuple[int, int]:
-        """The arc a -> b with the most negative reduced cost (1 - (pi[a] - pi[b]) on the
-        hypercube, pi[sink] - pi[a] into the sink), or (-1, -1) when none is negative."""
-        pi = np.array(self.pi)
-        diff = pi[edges[0]] - pi[edges[1]]
-        j = int(np.argmax(np.abs(diff)))
-        best = abs(int(diff[j])) - 1  # the violation: minus the reduced cost
-        a, b = (int(edges[0][j]), int(edges[1][j])) if diff[j] > 0 else (int(edges[1][j]), int(edges[0][j]))
-        if self.sink >= 0:
-            rise = pi[:self.sink] - pi[self.sink]
-            x = int(np.argmax(rise))
-            if rise[x] > best:
-                best, a, b = int(rise[x]), x, self.sink
-        return (a, b) if best > 0 else (-1, -1)
 
-    def pivot(self, a: int, b: int) -> None:
-        """Push flow around the cycle a -> b -> (tree) -> a and swap the blocking arc out."""
-        parent, orient, flow, depth = self.parent, self.orient, self.flow, self.depth
-        a_side, b_side = [], []
-        x, y = a, b
-        while x != y:  # tree paths from a and from b up to their join
-            if depth[x] >= depth[y]:
-                a_side.append(x)
-                x = parent[x]
-            else:
-                b_side.append(y)
-                y = parent[y]
-        theta, leave = float("inf"), -1
-        for z in reversed(a_side):  # traversed parent -> z: arcs z -> parent lose flow
-            if orient[z] == 1 and flow[z] <= theta:
-                theta, leave = flow[z], z
-        for z in b_side:  # traversed z -> parent: arcs parent -> z lose flow
-            if orient[z] == -1 and flow[z] <= theta:
-                theta, leave = flow[z], z
-        for z in a_side:
-            flow[z] += -theta if orient[z] == 1 else theta
-        for z in b_side:
-            flow[z] += theta if orient[z] == 1 else -theta
-        if leave in a_side:  # the entering arc a -> b hangs a's subtree under b
-            other, c_orient, path = b, 1, a_side
-        else:
-            other, c_orient, path = a, -1, b_side
-        self._rehang(path[: path.index(leave) + 1], other, c_orient, theta)
-        self.relabel(other)
-
-    def _rehang(self, chain: list[int], other: int, c_orient: int, theta: float) -> None:
-        """Reverse the tree path chain[0] ... chain[-1] (whose arc to its parent leaves)
-        and hang chain[0] under `other` by the entering arc."""
-        parent, orient, flow, children = self.parent, self.orient, self.flow, self.children
-        children[parent[chain[-1]]].remove(chain[-1])
-        for i in range(len(chain) - 1, 0, -1):
-            lower, upper = chain[i - 1], chain[i]
-            children[upper].remove(lower)
-            children[lower].append(upper)
-            orient[upper] = -orient[lower]
-            flow[upper] = flow[lower]
-            parent[upper] = lower
-        c = chain[0]
-        parent[c], orient[c], flow[c] = other, c_orient, theta
-        children[other].append(c)
+def _pivot(a: int, b: int, violation: int, parent: list[int], orient: list[int], flow: list[float],
+           children: list[list[int]], pi: list[int]) -> None:
+    """Push flow around the cycle a -> b -> (tree) -> a, swap the blocking arc out for
+    a -> b, and shift the potentials of the subtree that moved (by the violation)."""
+    ancestors = {a}
+    x = a
+    while x:
+        x = parent[x]
+        ancestors.add(x)
+    b_side = []  # tree path from b up to the join, then from a
+    y = b
+    while y not in ancestors:
+        b_side.append(y)
+        y = parent[y]
+    a_side = []
+    x = a
+    while x != y:
+        a_side.append(x)
+        x = parent[x]
+    theta, leave, leave_on_a = float("inf"), -1, False
+    for z in reversed(a_side):  # traversed parent -> z: arcs z -> parent lose flow
+        if orient[z] == 1 and flow[z] <= theta:
+            theta, leave, leave_on_a = flow[z], z, True
+    for z in b_side:  # traversed z -> parent: arcs parent -> z lose flow
+        if orient[z] == -1 and flow[z] <= theta:
+            theta, leave, leave_on_a = flow[z], z, False
+    for z in a_side:
+        flow[z] += -theta if orient[z] == 1 else theta
+    for z in b_side:
+        flow[z] += theta if orient[z] == 1 else -theta
+    if leave_on_a:  # a's subtree hangs under b: pi[a] drops to pi[b] + cost
+        other, c_orient, path, shift = b, 1, a_side, -violation
+    else:  # b's subtree hangs under a
+        other, c_orient, path, shift = a, -1, b_side, violation
+    # Reverse the tree path from the entering arc's end to the leaving arc.
+    chain = path[: path.index(leave) + 1]
+    children[parent[chain[-1]]].remove(chain[-1])
+    for i in range(len(chain) - 1, 0, -1):
+        lower, upper = chain[i - 1], chain[i]
+        children[upper].remove(lower)
+        children[lower].append(upper)
+        orient[upper] = -orient[lower]
+        flow[upper] = flow[lower]
+        parent[upper] = lower
+    c = chain[0]
+    parent[c], orient[c], flow[c] = other, c_orient, theta
+    children[other].append(c)
+    stack = [c]
+    while stack:
+        u = stack.pop()
+        pi[u] += shift
+        stack.extend(children[u])
 
 
 def hamming_emd_simplex(d: np.ndarray, k: int, free_excess: bool = False) -> float:
@@ -168,11 +167,20 @@ def hamming_emd_simplex(d: np.ndarray, k: int, free_excess: bool = False) -> flo
     if free_excess and excess > 0:  # the root's surplus goes to the sink over the arc 0 -> sink
         sink = n
         parent, orient, flow = parent + [0], orient + [-1], flow + [excess]
-    tree = _Tree(parent, orient, flow, sink)
+    pi, children = _potentials(parent, orient, sink)
     edges = _edge_arrays(k)
+    # Arcs are priced in batches: one scan lists the violated arcs, which are pivoted in
+    # order of violation (rechecked, as potentials move); optimal when a scan finds none.
+    candidates: list[tuple[int, int, int]] = []
     for _ in range(_MAX_PIVOTS_PER_NODE * n):
-        a, b = tree.entering_arc(edges)
-        if a < 0:
-            return float(sum(f for x, f in enumerate(tree.flow[1:], 1) if sink not in (x, tree.parent[x])))
-        tree.pivot(a, b)
+        while True:
+            if not candidates:
+                candidates = _violated_arcs(pi, edges, sink)
+                if not candidates:
+                    return float(sum(f for x, f in enumerate(flow[1:], 1) if sink not in (x, parent[x])))
+            _, a, b = candidates.pop()
+            violation = pi[a] - pi[b] - (0 if b == sink else 1)
+            if violation > 0:
+                break
+        _pivot(a, b, violation, parent, orient, flow, children, pi)
     raise PivotLimitError(f"network simplex exceeded {_MAX_PIVOTS_PER_NODE * n} pivots on Q_{k}")

@@ -18,7 +18,7 @@ import numpy as np
 from .ces_distance import ConceptPoint, ConceptSpace
 from .emd import ExactEMD
 from .fastemd import PyPhiEMD
-from .mechanism import CAUSE, EFFECT, MechanismAnalyzer
+from .mechanism import CAUSE, EFFECT, NO_MICE, MechanismAnalyzer
 from .partitions import is_strongly_connected, powerset_masks, system_cuts
 from .repertoires import Repertoires, bits_of
 from .results import PYPHI_SETTINGS, Concept, IIT3Result, SystemCut
@@ -61,8 +61,13 @@ class SystemAnalysis:
         return tuple(m & ~source if target >> j & 1 else m for j, m in enumerate(self.system.inputs))
 
     def concept(self, mechanism: int, inputs, cut: tuple[int, int] | None = None) -> ConceptPoint:
-        cause = self.mechanisms.mice(CAUSE, mechanism, inputs, cut)
+        """The concept of `mechanism`; phi = min(cause phi, effect phi). The (cheap) effect
+        side goes first: when its phi is 0 the mechanism is no concept whatever its cause,
+        so the cause side is not searched (its MICE stands in as phi 0, no purview)."""
         effect = self.mechanisms.mice(EFFECT, mechanism, inputs, cut)
+        if effect.phi == 0:
+            return ConceptPoint(mechanism, 0.0, NO_MICE, effect, inputs)
+        cause = self.mechanisms.mice(CAUSE, mechanism, inputs, cut)
         return ConceptPoint(mechanism, min(cause.phi, effect.phi), cause, effect, inputs)
 
     def ces(self, mechanisms, inputs, cut: tuple[int, int] | None = None) -> list[ConceptPoint]:

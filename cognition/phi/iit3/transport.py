@@ -50,8 +50,9 @@ def _least_cost_basis(a: list[float], b: list[float], cost: np.ndarray) -> dict[
     return flow
 
 
-def _potentials(flow, cost: np.ndarray, m: int, n: int):
-    """Dual potentials u_i + v_j = C_ij on the basis tree (rows 0..m-1, columns m..).
+def _potentials(flow, cost: list[list[float]], m: int, n: int):
+    """Dual potentials u_i + v_j = C_ij on the basis tree (rows 0..m-1, columns m..);
+    `cost` as nested lists (scalar lookups in numpy are slow).
 
     Returns (u, v, parent) with `parent` the tree rooted at row 0 (-1 at the root).
     """
@@ -68,7 +69,7 @@ def _potentials(flow, cost: np.ndarray, m: int, n: int):
         for y in adj[x]:
             if pot[y] is None:
                 parent[y] = x
-                pot[y] = cost[x, y - m] - pot[x] if x < m else cost[y, x - m] - pot[x]
+                pot[y] = cost[x][y - m] - pot[x] if x < m else cost[y][x - m] - pot[x]
                 stack.append(y)
     return np.array(pot[:m]), np.array(pot[m:]), parent
 
@@ -120,8 +121,9 @@ def min_cost_transport(a: np.ndarray, b: np.ndarray, cost: np.ndarray, flows: di
         return 0.0
     start = basis.get("cells") if basis is not None else None
     flow = dict(start) if start is not None else _least_cost_basis(a, b, cost)
+    cost_rows = cost.tolist()
     for _ in range(_MAX_PIVOTS):
-        u, v, parent = _potentials(flow, cost, m, n)
+        u, v, parent = _potentials(flow, cost_rows, m, n)
         reduced = cost - u[:, None] - v[None, :]
         idx = int(np.argmin(reduced))
         if reduced.flat[idx] >= 0:
@@ -129,7 +131,7 @@ def min_cost_transport(a: np.ndarray, b: np.ndarray, cost: np.ndarray, flows: di
                 flows.update({(i, j): x for (i, j), x in flow.items() if x > 0 and j < n_real})
             if basis is not None:
                 basis["cells"] = dict(flow)
-            return float(sum(cost[i, j] * x for (i, j), x in flow.items()))
+            return float(sum(cost_rows[i][j] * x for (i, j), x in flow.items()))
         ei, ej = divmod(idx, n)
         # The entering cell (ei, ej) closes a cycle with the tree path from row ei to
         # column ej, whose basic cells alternate -theta, +theta, ... from row ei.
