@@ -66,7 +66,8 @@ class ConceptSpace:
         self.engine = engine
         self._cache: dict[tuple, float] = {}
         self._expanded: dict[tuple, tuple] = {}
-        self._cause_bounds: dict[tuple[int, int], tuple[float, float]] = {}
+        self._numbers: dict[int, int] = {}
+        self._bound_lo = self._bound_hi = np.full((0, 0), np.nan)
         self._profile: dict[tuple, list[float]] = {}
         self._joints: dict[tuple, np.ndarray] = {}
 
@@ -293,29 +294,38 @@ class ConceptSpace:
     def _cause_bounds_of(self, pairs) -> tuple[np.ndarray, np.ndarray]:
         """The cause side of `_pair_bounds` for a list of (cause MICE, cause MICE),
         memoised per pair (most pairs recur from cut to cut: the unpartitioned
-        concepts, and the undamaged ones)."""
-        lo, hi = np.empty(len(pairs)), np.empty(len(pairs))
-        memo = self._cause_bounds
+        concepts, and the undamaged ones) in a table indexed by the MICE's numbers."""
+        rows = np.array([self._number(a) for a, _ in pairs], dtype=np.intp)
+        cols = np.array([self._number(b) for _, b in pairs], dtype=np.intp)
+        size = len(self._numbers)
+        if size > len(self._bound_lo):  # grow the tables (NaN: not yet known)
+            grown = max(size, 2 * len(self._bound_lo))
+            for name in ("_bound_lo", "_bound_hi"):
+                old, new = getattr(self, name), np.full((grown, grown), np.nan)
+                new[:len(old), :len(old)] = old
+                setattr(self, name, new)
+        lo, hi = self._bound_lo[rows, cols], self._bound_hi[rows, cols]
         groups: dict[int, list] = {}
-        for r, (a, b) in enumerate(pairs):
-            hit = memo.get((id(a), id(b)))
-            if hit is not None:
-                lo[r], hi[r] = hit
-                continue
+        for r in np.flatnonzero(np.isnan(lo)):
+            a, b = pairs[r]
             union = a.purview | b.purview
             p, _ = self._expanded_cause(a, union)
             q, _ = self._expanded_cause(b, union)
             groups.setdefault(bin(union).count("1"), []).append((r, p - q))
         for k, items in groups.items():
+            at = np.array([r for r, _ in items])
             diffs = np.array([d for _, d in items])
             high = np.concatenate([hamming_emd_upper_bounds(diffs[s:s + 32]) for s in range(0, len(diffs), 32)])
             # (3-node marginals: at 5 nodes nearly as tight as 4-node ones, 10x cheaper)
             low = high if k <= MAX_EXACT_DUAL_BITS else strong_lower_bounds(diffs, 3)
             slack = float(quantization_bound(k))
-            for (r, _), x, y in zip(items, np.maximum(low - slack, 0.0).tolist(), (high + slack).tolist(), strict=True):
-                a, b = pairs[r]
-                lo[r], hi[r] = memo[(id(a), id(b))] = x, y
+            lo[at] = self._bound_lo[rows[at], cols[at]] = np.maximum(low - slack, 0.0)
+            hi[at] = self._bound_hi[rows[at], cols[at]] = high + slack
         return lo, hi
+
+    def _number(self, mice: Mice) -> int:
+        """A number per MICE object (they live in the analyzer's caches: ids are stable)."""
+        return self._numbers.setdefault(id(mice), len(self._numbers))
 
     def _effect_profiles(self, concepts) -> tuple[np.ndarray, np.ndarray]:
         """Per concept: effect P(ON) per node (unconstrained off the purview, in the
