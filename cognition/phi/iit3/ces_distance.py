@@ -64,12 +64,23 @@ class ConceptSpace:
     def __init__(self, reps: Repertoires, engine):
         self.reps = reps
         self.engine = engine
+        self._clear()
+
+    def _clear(self) -> None:
+        """(Re)start the caches, all keyed on ids of MICE objects."""
         self._cache: dict[tuple, float] = {}
         self._expanded: dict[tuple, tuple] = {}
         self._numbers: dict[int, int] = {}
         self._bound_lo = self._bound_hi = np.full((0, 0), np.nan)
         self._profile: dict[tuple, list[float]] = {}
         self._joints: dict[tuple, np.ndarray] = {}
+
+    def __getstate__(self) -> dict:
+        # A pickled copy (workers > 1) holds new MICE objects, with new ids.
+        copy = object.__new__(ConceptSpace)
+        copy.__dict__.update(self.__dict__)
+        copy._clear()
+        return copy.__dict__
 
     def _expanded_cause(self, mice: Mice, union: int) -> tuple[np.ndarray, tuple[int, ...]]:
         """The cause repertoire times the uniform distribution on the missing nodes."""
