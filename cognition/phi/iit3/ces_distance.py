@@ -64,11 +64,23 @@ class ConceptSpace:
     def __init__(self, reps: Repertoires, engine):
         self.reps = reps
         self.engine = engine
+        self._clear()
+
+    def _clear(self) -> None:
+        """(Re)start the caches, all keyed on ids of MICE objects."""
         self._cache: dict[tuple, float] = {}
         self._expanded: dict[tuple, tuple] = {}
-        self._cause_bounds: dict[tuple[int, int], tuple[float, float]] = {}
+        self._numbers: dict[int, int] = {}
+        self._bound_lo = self._bound_hi = np.full((0, 0), np.nan)
         self._profile: dict[tuple, list[float]] = {}
         self._joints: dict[tuple, np.ndarray] = {}
+
+    def __getstate__(self) -> dict:
+        # A pickled copy (workers > 1) holds new MICE objects, with new ids.
+        copy = object.__new__(ConceptSpace)
+        copy.__dict__.update(self.__dict__)
+        copy._clear()
+        return copy.__dict__
 
     def _expanded_cause(self, mice: Mice, union: int) -> tuple[np.ndarray, tuple[int, ...]]:
         """The cause repertoire times the uniform distribution on the missing nodes."""
@@ -129,11 +141,18 @@ class ConceptSpace:
         q, qb = self._expanded_cause(c2, union)
         return self.engine.hamming(p, pb, q, qb, union)
 
+    @staticmethod
+    def _key(a: ConceptPoint, b: ConceptPoint) -> tuple:
+        """What the distance of a and b depends on: their MICE (objects that live in the
+        analyzer's caches, so ids are stable) and the inputs of the nodes where their
+        effect repertoires are expanded with unconstrained ones."""
+        union = a.effect.purview | b.effect.purview
+        return (id(a.cause), id(a.effect), tuple(a.inputs[p] for p in bits_of(union & ~a.effect.purview)),
+                id(b.cause), id(b.effect), tuple(b.inputs[p] for p in bits_of(union & ~b.effect.purview)))
+
     def distance(self, a: ConceptPoint, b: ConceptPoint) -> float:
         """Concept distance (PyPhi `concept_distance`): cause EMD + effect EMD."""
-        union = a.effect.purview | b.effect.purview
-        key = (id(a.cause), id(a.effect), tuple(a.inputs[p] for p in bits_of(union & ~a.effect.purview)),
-               id(b.cause), id(b.effect), tuple(b.inputs[p] for p in bits_of(union & ~b.effect.purview)))
+        key = self._key(a, b)
         hit = self._cache.get(key)
         if hit is None:
             # The Mice objects stay alive in the analyzer's cache, so their ids are stable.
@@ -144,7 +163,7 @@ class ConceptSpace:
     def to_null(self, c: ConceptPoint) -> float:
         """Distance from a concept to its system's null concept (PyPhi's `null_concept`
         of the concept's own, possibly cut, subsystem: unconstrained repertoires)."""
-        return self.distance(c, ConceptPoint(0, 0.0, _NULL, _NULL, c.inputs))
+        return self.distance(c, _null_of(c))
 
     def ces_distance(self, c1: list[ConceptPoint], c2: list[ConceptPoint], cutoff: float = np.inf) -> float:
         """PyPhi's `ces_distance` between two cause-effect structures, rounded; when it
@@ -166,36 +185,42 @@ class ConceptSpace:
 
     def _extended_emd(self, only_1: list[ConceptPoint], only_2: list[ConceptPoint], cutoff: float = np.inf) -> float:
         n, m = len(only_1), len(only_2)
-        to_null = np.array([self.to_null(c) for c in (*only_1, *only_2)])
         first = [a.phi for a in only_1] + [0.0] * (m + 1)
         second = [0.0] * n + [b.phi for b in only_2] + [0.0]
         # The phi that disappeared sits on the null concept (negative if phi appeared).
         second[-1] = sum(first) - sum(second)
         first, second = np.array(first), np.array(second)
         if self.engine.name == "exact":
+            to_null = np.array([self.to_null(c) for c in (*only_1, *only_2)])
             between = np.array([[self.distance(a, b) for b in only_2] for a in only_1])
             return self.engine.transport(first, second, _ces_cost(between, to_null))
-        return self._lazy_pyemd(only_1, only_2, to_null, first, second, cutoff)
+        return self._lazy_pyemd(only_1, only_2, first, second, cutoff)
 
-    def _lazy_pyemd(self, only_1, only_2, to_null, first, second, cutoff: float = np.inf) -> float:
+    def _lazy_pyemd(self, only_1, only_2, first, second, cutoff: float = np.inf) -> float:
         """PyPhi's extended EMD, computing only the concept distances that matter.
 
-        Every concept distance has cheap bounds lo <= d <= hi. The largest distance sets
-        pyemd's cost scale, so the pairs that can be the largest are computed; then the
-        integer transport is solved with lo in place of unknown distances, and any
-        unknown pair the plan uses is computed and the transport solved again. A plan
-        using only known pairs costs the same under the true distances, and no plan is
-        cheaper under them (lo <= d), so the value is PyPhi's.
+        Every concept distance, between the two sets or to the null concept, has cheap
+        bounds lo <= d <= hi. The largest cost sets pyemd's cost scale: the largest
+        distance between the sets plus 1 (PyPhi's cost within a set), or a larger
+        distance to the null concept; the distances that can be the largest are computed.
+        Then the integer transport is solved with lo in place of unknown distances, and
+        any unknown distance the plan uses is computed and the transport solved again. A
+        plan using only known distances costs the same under the true ones, and no plan
+        is cheaper under them (lo <= d), so the value is PyPhi's.
         """
-        lo, hi = self._pair_bounds(only_1, only_2, to_null)
+        n, m = len(only_1), len(only_2)
+        concepts = (*only_1, *only_2)
+        lo, hi = self._pair_bounds(only_1, only_2)
+        null_lo, null_hi, null_known = self._null_bounds(concepts)
         if cutoff < np.inf:
             # The real transport on the lower bounds is below the real one on the true
             # distances; pyemd's value is within `slack` of the real one, on either cost
             # matrix (each of the 2N rounded masses is off by <= 0.5e-6 * max_sum and moving
             # that costs <= max_c; each unit of flow pays <= 0.5e-6 * max_c for rounded
-            # costs; the true largest cost is at most this matrix's).
-            cost = _ces_cost(lo, to_null, top=float(hi.max()))
-            max_c, max_sum = float(cost.max()), max(float(np.abs(first).sum()), float(np.abs(second).sum()))
+            # costs; max_c is at least either matrix's largest cost).
+            cost = _ces_cost(lo, null_lo, top=float(hi.max()))
+            max_c = max(float(cost.max()), float(null_hi.max()))
+            max_sum = max(float(np.abs(first).sum()), float(np.abs(second).sum()))
             slack = max_c * max_sum * 1e-6 * (len(first) + 1) * 1.01 + 1e-9
             lower = pyemd_emd(first, second, cost) - 2 * slack
             if lower > cutoff + 1e-6:  # above the cutoff even after rounding to 6 decimals
@@ -205,26 +230,45 @@ class ConceptSpace:
         def compute(i: int, j: int) -> None:
             known[i, j] = self.distance(only_1[i], only_2[j])
 
+        def compute_null(i: int) -> None:
+            null_known[i] = self.to_null(concepts[i])
+
         for flat in np.argsort(-hi, axis=None, kind="stable"):
-            i, j = divmod(int(flat), hi.shape[1])
+            i, j = divmod(int(flat), m)
             if np.any(~np.isnan(known)) and hi[i, j] < np.nanmax(known):
                 break
             compute(i, j)
-        n = len(only_1)
+        top = float(np.nanmax(known))  # the largest distance between the sets, exactly
+
+        def largest() -> float:  # the largest cost, once no unknown distance can exceed it
+            return max(top + 1.0, float(np.nanmax(null_known))) if np.any(~np.isnan(null_known)) else top + 1.0
+
+        for i in np.argsort(-null_hi, kind="stable"):
+            if null_hi[i] < largest():
+                break
+            if np.isnan(null_known[i]):
+                compute_null(int(i))
+        null = len(first) - 1
         basis: dict = {}  # each re-solve starts from the last optimal basis (only costs change)
         while True:
-            between = np.where(np.isnan(known), np.minimum(lo, np.nanmax(known)), known)
-            cost = _ces_cost(between, to_null, top=float(np.nanmax(known)))
+            between = np.where(np.isnan(known), np.minimum(lo, top), known)
+            to_null = np.where(np.isnan(null_known), null_lo, null_known)  # below largest()
+            cost = _ces_cost(between, to_null, top=top)
             flows: dict = {}
             value = pyemd_emd(first, second, cost, flows=flows, basis=basis)
             missing = [(i, c - n) for (i, c), x in flows.items()
-                       if i < n and n <= c < n + len(only_2) and np.isnan(known[i, c - n])]
-            if not missing:
+                       if i < n and n <= c < n + m and np.isnan(known[i, c - n])]
+            # Flows to or from the null concept (the cost matrix is symmetric).
+            missing_null = {c if i == null else i for (i, c) in flows if null in (i, c) and i != c}
+            missing_null = [x for x in missing_null if np.isnan(null_known[x])]
+            if not missing and not missing_null:
                 return value
             for i, j in missing:
                 compute(i, j)
+            for i in missing_null:
+                compute_null(i)
 
-    def _pair_bounds(self, only_1, only_2, to_null) -> tuple[np.ndarray, np.ndarray]:
+    def _pair_bounds(self, only_1, only_2) -> tuple[np.ndarray, np.ndarray]:
         """Bounds (lo, hi), shape (n, m), on PyPhi's concept distances between the sets.
 
         Effect side: the exact EMD of product distributions (sum of |P(ON)| differences).
@@ -236,39 +280,63 @@ class ConceptSpace:
         effect_2, epur_2 = self._effect_profiles(only_2)
         effect = np.abs(effect_1[:, None, :] - effect_2[None, :, :]).sum(-1)
         slack_e = quantization_bound(_popcount(self.reps.k)[np.bitwise_or.outer(epur_1, epur_2)])
-        cause_lo, cause_hi = self._cause_pair_bounds(only_1, only_2)
-        lo = cause_lo + np.maximum(effect - slack_e, 0.0)
-        hi = cause_hi + effect + slack_e
+        cause_lo, cause_hi = self._cause_bounds_of([(a.cause, b.cause) for a in only_1 for b in only_2])
+        lo = cause_lo.reshape(effect.shape) + np.maximum(effect - slack_e, 0.0)
+        hi = cause_hi.reshape(effect.shape) + effect + slack_e
         return lo, hi
 
-    def _cause_pair_bounds(self, only_1, only_2) -> tuple[np.ndarray, np.ndarray]:
-        """The cause side of `_pair_bounds`, memoised per pair of cause MICE (most pairs
-        recur from cut to cut: the unpartitioned concepts, and the undamaged ones)."""
-        n, m = len(only_1), len(only_2)
-        lo, hi = np.empty((n, m)), np.empty((n, m))
-        memo = self._cause_bounds
+    def _null_bounds(self, concepts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(lo, hi, known) for each concept's distance to its null concept, as
+        `_pair_bounds`; `known` holds the distances already computed (NaN elsewhere),
+        and there lo = hi = the distance."""
+        nulls = [_null_of(c) for c in concepts]
+        own, epur = self._effect_profiles(concepts)
+        unconstrained, _ = self._effect_profiles(nulls)
+        effect = np.abs(own - unconstrained).sum(-1)
+        slack_e = quantization_bound(_popcount(self.reps.k)[epur])
+        cause_lo, cause_hi = self._cause_bounds_of([(c.cause, _NULL) for c in concepts])
+        lo = cause_lo + np.maximum(effect - slack_e, 0.0)
+        hi = cause_hi + effect + slack_e
+        known = np.array([self._cache.get(self._key(c, z), np.nan) for c, z in zip(concepts, nulls, strict=True)])
+        done = ~np.isnan(known)
+        lo[done], hi[done] = known[done], known[done]
+        return lo, hi, known
+
+    def _cause_bounds_of(self, pairs) -> tuple[np.ndarray, np.ndarray]:
+        """The cause side of `_pair_bounds` for a list of (cause MICE, cause MICE),
+        memoised per pair (most pairs recur from cut to cut: the unpartitioned
+        concepts, and the undamaged ones) in a table indexed by the MICE's numbers."""
+        rows = np.array([self._number(a) for a, _ in pairs], dtype=np.intp)
+        cols = np.array([self._number(b) for _, b in pairs], dtype=np.intp)
+        size = len(self._numbers)
+        if size > len(self._bound_lo):  # grow the tables (NaN: not yet known)
+            grown = max(size, 2 * len(self._bound_lo))
+            for name in ("_bound_lo", "_bound_hi"):
+                old, new = getattr(self, name), np.full((grown, grown), np.nan)
+                new[:len(old), :len(old)] = old
+                setattr(self, name, new)
+        lo, hi = self._bound_lo[rows, cols], self._bound_hi[rows, cols]
         groups: dict[int, list] = {}
-        for i, a in enumerate(only_1):
-            ida = id(a.cause)
-            for j, b in enumerate(only_2):
-                hit = memo.get((ida, id(b.cause)))
-                if hit is not None:
-                    lo[i, j], hi[i, j] = hit
-                    continue
-                union = a.cause.purview | b.cause.purview
-                p, _ = self._expanded_cause(a.cause, union)
-                q, _ = self._expanded_cause(b.cause, union)
-                groups.setdefault(bin(union).count("1"), []).append((i, j, p - q))
+        for r in np.flatnonzero(np.isnan(lo)):
+            a, b = pairs[r]
+            union = a.purview | b.purview
+            p, _ = self._expanded_cause(a, union)
+            q, _ = self._expanded_cause(b, union)
+            groups.setdefault(bin(union).count("1"), []).append((r, p - q))
         for k, items in groups.items():
-            diffs = np.array([d for _, _, d in items])
+            at = np.array([r for r, _ in items])
+            diffs = np.array([d for _, d in items])
             high = np.concatenate([hamming_emd_upper_bounds(diffs[s:s + 32]) for s in range(0, len(diffs), 32)])
             # (3-node marginals: at 5 nodes nearly as tight as 4-node ones, 10x cheaper)
             low = high if k <= MAX_EXACT_DUAL_BITS else strong_lower_bounds(diffs, 3)
             slack = float(quantization_bound(k))
-            for (i, j, _), x, y in zip(items, np.maximum(low - slack, 0.0).tolist(), (high + slack).tolist(),
-                                       strict=True):
-                lo[i, j], hi[i, j] = memo[(id(only_1[i].cause), id(only_2[j].cause))] = x, y
+            lo[at] = self._bound_lo[rows[at], cols[at]] = np.maximum(low - slack, 0.0)
+            hi[at] = self._bound_hi[rows[at], cols[at]] = high + slack
         return lo, hi
+
+    def _number(self, mice: Mice) -> int:
+        """A number per MICE object (they live in the analyzer's caches: ids are stable)."""
+        return self._numbers.setdefault(id(mice), len(self._numbers))
 
     def _effect_profiles(self, concepts) -> tuple[np.ndarray, np.ndarray]:
         """Per concept: effect P(ON) per node (unconstrained off the purview, in the
@@ -305,3 +373,8 @@ def _ces_cost(between: np.ndarray, to_null: np.ndarray, top: float | None = None
 
 
 _NULL = Mice(0.0, 0, None)
+
+
+def _null_of(c: ConceptPoint) -> ConceptPoint:
+    """The null concept of c's (possibly cut) system: no purviews, unconstrained."""
+    return ConceptPoint(0, 0.0, _NULL, _NULL, c.inputs)

@@ -130,6 +130,7 @@ class MechanismAnalyzer:
         self._mice: dict[tuple, Mice] = {}
         self._interned: dict[tuple, Mice] = {}
         self._bound: dict[tuple, float] = {}
+        self._node_keys: dict[tuple[int, int], list[tuple[int, int]]] = {}
 
     # -- small phi ------------------------------------------------------------------
     def _cause_parts(self, purview: int, inputs, partitions) -> tuple[np.ndarray, list | None]:
@@ -235,16 +236,19 @@ class MechanismAnalyzer:
         inputs in the purview. PyPhi builds a node's TPM from its cut inputs
         (`Repertoires.node_tpm`), so they can differ from the uncut ones in the last
         bits: the key names the cut inputs unless they give the same bits."""
-        reps, uncut = self.reps, self.reps.inputs
         per_node = []
         for m in bits_of(mechanism):
-            cut_m, uncut_m = inputs[m], uncut[m]
-            if cut_m == uncut_m:
-                per_node.append([(cut_m & p, uncut_m) for p in purviews])
-            else:
-                per_node.append([(cut_m & p, uncut_m if reps.same_as_uncut(True, m, cut_m, cut_m & p) else cut_m)
-                                 for p in purviews])
+            table = self._node_keys.get((m, inputs[m]))
+            if table is None:
+                table = self._node_keys[(m, inputs[m])] = self._node_key_table(m, inputs[m])
+            per_node.append([table[p] for p in purviews])
         return [(mechanism, p, parts) for p, parts in zip(purviews, zip(*per_node), strict=True)]
+
+    def _node_key_table(self, m: int, cut_m: int) -> list[tuple[int, int]]:
+        """Node m's part of the phi key, for every purview (indexed by its bitmask)."""
+        reps, uncut_m = self.reps, self.reps.inputs[m]
+        return [(cut_m & p, uncut_m if cut_m == uncut_m or reps.same_as_uncut(True, m, cut_m, cut_m & p) else cut_m)
+                for p in range(1 << self.k)]
 
     def small_phi(self, mechanism: int, purview: int, inputs, key=None):
         """(phi, repertoire, blocks) of the cause side, cached on its `phi_keys` key."""

@@ -147,6 +147,7 @@ class Repertoires:
         self.network_size = system.network_size
         self.network_state = system.network_state
         self._network_cm = system.network_cm
+        self._system = system
         self._tpm = _pyphi_conditioned_tpm(system)
         self._size_two = frozenset(i for i in range(system.network_size) if self._tpm.shape[i] == 2)
         self._node_tpm: dict[tuple[int, int], tuple[np.ndarray, frozenset]] = {}
@@ -155,6 +156,18 @@ class Repertoires:
         self._same: dict[tuple, bool] = {}
         self._cause_cache: dict[tuple, CauseRepertoire] = {}
         self._cause_front: dict[tuple, dict] = {}
+
+    def __getstate__(self) -> dict:
+        """For a pickled copy (the worker processes of workers > 1). The memory layout of
+        the TPM and of the node TPMs decides the order of numpy's sums over their axes,
+        hence their last bits, and unpickling would make them C-contiguous: the copy
+        rebuilds them as PyPhi lays them out. `_cause_cache` is keyed on factor objects'
+        ids, which the copy does not share: it starts empty too."""
+        return {**self.__dict__, "_tpm": None, "_node_tpm": {}, "_cause_cache": {}}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._tpm = _pyphi_conditioned_tpm(self._system)
 
     def _net(self, mask: int) -> tuple[int, ...]:
         """Network indices of a local bitmask."""
