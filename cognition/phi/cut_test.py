@@ -32,6 +32,7 @@ import dataclasses
 import numpy as np
 
 from cognition.phi.covariance import shrink
+from cognition.phi.ensemble import centred_agent_pairs
 from cognition.phi.measures import measures_at
 from cognition.phi.partitions import all_bipartition_masks
 
@@ -56,8 +57,7 @@ class CutTest:
 
 def agent_cross_products(Xs: np.ndarray, lag: int) -> tuple[np.ndarray, int]:
     """(A, A, 2n, 2n) sums P_a^T P_b of per-agent centred lagged pairs, and pairs per agent."""
-    pairs = np.concatenate([Xs[:, :-lag], Xs[:, lag:]], axis=-1)
-    pairs = pairs - pairs.mean(axis=1, keepdims=True)
+    pairs = centred_agent_pairs(Xs, lag)
     return np.einsum("atp,btq->abpq", pairs, pairs), pairs.shape[1]
 
 

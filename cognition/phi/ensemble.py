@@ -69,26 +69,17 @@ def split_halves(X: np.ndarray) -> np.ndarray:
     return np.concatenate([X[:, :h], X[:, X.shape[1] - h:]], axis=0)
 
 
-@dataclasses.dataclass(frozen=True)
-class AgentMoments:
-    """Per-agent sums of outer products of centred lagged pairs: outer (A, 2n, 2n), pairs per agent L."""
+def centred_agent_pairs(Xs: np.ndarray, lag: int) -> np.ndarray:
+    """(A, L, 2n) lagged pairs (X_{t-lag}, X_t) of each agent, centred on that agent's own mean."""
+    pairs = np.concatenate([Xs[:, :-lag], Xs[:, lag:]], axis=-1)
+    return pairs - pairs.mean(axis=1, keepdims=True)
 
-    outer: np.ndarray
-    pairs_per_agent: int
 
-    @classmethod
-    def of(cls, Xs: np.ndarray, lag: int) -> "AgentMoments":
-        pairs = np.concatenate([Xs[:, :-lag], Xs[:, lag:]], axis=-1)
-        pairs = pairs - pairs.mean(axis=1, keepdims=True)
-        return cls(np.einsum("atp,atq->apq", pairs, pairs), pairs.shape[1])
-
-    def covariance(self, weights: np.ndarray) -> np.ndarray:
-        """(R, 2n, 2n) pooled covariances, agent a counted weights[r, a] times (one mean per agent)."""
-        dof = weights.sum(axis=1) * (self.pairs_per_agent - 1)
-        if np.any(dof < 2):
-            raise ValueError("a covariance needs at least 2 degrees of freedom")
-        cov = np.einsum("ra,apq->rpq", weights, self.outer) / dof[:, None, None]
-        return 0.5 * (cov + np.swapaxes(cov, -1, -2))
+def pooled_covariance(Xs: np.ndarray, lag: int) -> np.ndarray:
+    """(2n, 2n) covariance of the lagged pairs pooled over agents, one mean per agent (divided by A (L - 1))."""
+    pairs = centred_agent_pairs(Xs, lag)
+    cov = np.einsum("atp,atq->pq", pairs, pairs) / (pairs.shape[0] * (pairs.shape[1] - 1))
+    return 0.5 * (cov + cov.T)
 
 
 def remove_shared_course(X: np.ndarray) -> np.ndarray:
@@ -109,8 +100,8 @@ class Ensemble:
     replicate without one agent repeats the whole procedure (:meth:`without`).
     """
 
-    whole: AgentMoments
-    halves: AgentMoments
+    whole: np.ndarray   # (2n, 2n) pooled covariance of the standardised series
+    halves: np.ndarray  # the same of their standardised halves
     agents: int
     raw: np.ndarray
     lag: int
@@ -123,8 +114,8 @@ class Ensemble:
             raise ValueError(f"X has T={X.shape[1]} time steps per agent; the half-series correction "
                              f"needs T >= {2 * (lag + 2)} at lag {lag}")
         Y = remove_shared_course(X) if remove_shared else X
-        return cls(AgentMoments.of(standardise_per_agent(Y), lag),
-                   AgentMoments.of(standardise_per_agent(split_halves(Y)), lag), X.shape[0], X, lag,
+        return cls(pooled_covariance(standardise_per_agent(Y), lag),
+                   pooled_covariance(standardise_per_agent(split_halves(Y)), lag), X.shape[0], X, lag,
                    shrinkage, remove_shared)
 
     def standardised(self) -> np.ndarray:
@@ -135,16 +126,14 @@ class Ensemble:
         """The same procedure on every agent but ``agent`` (a delete-one jackknife replicate)."""
         return Ensemble.of(np.delete(self.raw, agent, axis=0), self.lag, self.shrinkage, self.remove_shared)
 
-    def covariance(self, weights: np.ndarray | None = None) -> np.ndarray:
-        """(R, 2n, 2n) pooled covariances of the whole series (one row of weights per replicate)."""
-        w = np.ones((1, self.agents)) if weights is None else weights
-        return shrink(self.whole.covariance(w), self.shrinkage)
+    def covariance(self) -> np.ndarray:
+        """(1, 2n, 2n) the pooled covariance of the whole series, shrunk."""
+        return shrink(self.whole[None], self.shrinkage)
 
-    def corrected_at(self, masks: np.ndarray, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """g = 2 theta(whole) - theta(halves) at masks (R, n), for each weight row (R, A); and K(B) of the whole."""
-        whole = measures_at(self.covariance(weights), masks)
-        both = np.concatenate([weights, weights], axis=1)
-        halves = measures_at(shrink(self.halves.covariance(both), self.shrinkage), masks)
+    def corrected_at(self, masks: np.ndarray) -> dict[str, np.ndarray]:
+        """g = 2 theta(whole) - theta(halves) at each of masks (P, n); and K(B) of the whole."""
+        whole = measures_at(np.repeat(self.covariance(), len(masks), axis=0), masks)
+        halves = measures_at(np.repeat(shrink(self.halves[None], self.shrinkage), len(masks), axis=0), masks)
         return {**{k: 2.0 * whole[k] - halves[k] for k in CORRECTED}, "k_norm": whole["k_norm"]}
 
 
@@ -153,7 +142,7 @@ def replicate_values(ens: Ensemble, masks: np.ndarray) -> dict[str, np.ndarray]:
     row k + 1 without agent k. g = 2 theta(whole) - theta(halves) for Phi_WMS and Phi_R, and
     the whole series' K(B) (``k_norm``)."""
     rows = [ens] + [ens.without(k) for k in range(ens.agents)]
-    parts = [e.corrected_at(masks, np.ones((len(masks), e.agents))) for e in rows]
+    parts = [e.corrected_at(masks) for e in rows]
     return {k: np.stack([p[k] for p in parts]) for k in parts[0]}
 
 
