@@ -82,3 +82,44 @@ def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
             "headline_method": ("bias-corrected whole-run estimate, within agents (shared course removed)"
                                 if r.bias_corrected is not None
                                 else "plug-in whole-run estimate")}
+
+
+def broadcast_cut(unit_names: list[str]) -> np.ndarray:
+    """The bipartition the yoke acts on: True for the workspace's units, False for the modules'."""
+    return np.array([name.startswith("workspace.") for name in unit_names])
+
+
+def summarise_controls(cfg, groups: dict, cycles: int, unit_names: list[str]) -> dict:
+    """report.json's ``controls``: Phi of the agents and of their yoked twins across the broadcast
+    cut (the criterion) and at each side's MIB (descriptive), with the paired differences and
+    their CIs (agents as replications; :func:`cognition.phi.difference.paired_difference`)."""
+    from cognition.phi.difference import paired_difference
+
+    if "yoked" not in groups:
+        return {"yoked": None, "lesion": cfg.control.lesion,
+                "note": "no yoked control in this run (control.yoked: false)"}
+    measure = cfg.phi.measure
+    intact, yoked = groups["intact"][:, :cycles], groups["yoked"][:, :cycles]
+    cut = broadcast_cut(unit_names)
+    opts = dict(lag=cfg.phi.lag, confidence=cfg.phi.confidence, shrinkage=float(cfg.phi.shrinkage or 0.0))
+    try:
+        at_cut = paired_difference(intact, yoked, cut=cut, **opts)
+        at_mib = paired_difference(intact, yoked, **opts)
+    except ValueError as exc:  # too few agents or cycles for the paired jackknife, a constant unit
+        return {"yoked": None, "lesion": cfg.control.lesion, "note": str(exc)}
+
+    def row(d, method):
+        m = d[measure]
+        return {"intact_bits": m["a"], "yoked_bits": m["b"], "difference_bits": m["estimate"],
+                "difference_se_bits": m["se"], "difference_ci_bits": list(m["ci"]),
+                "excludes_zero": bool(m["ci"][0] > 0 or m["ci"][1] < 0), "method": method}
+
+    return {"lesion": cfg.control.lesion, "measure": measure, "confidence": cfg.phi.confidence,
+            "yoked": {**row(at_cut, "bias-corrected whole-run Phi (within agents) at the broadcast cut, fixed in "
+                                    "advance; delete-one-pair jackknife t interval"),
+                      "cut": [[n for n, w in zip(unit_names, cut) if not w], [n for n, w in zip(unit_names, cut) if w]],
+                      "at_mib": row(at_mib, "at each side's own MIB; union of the jackknife t intervals over the "
+                                            "plausible MIB pairs (selection-aware)") | {"mib_candidates":
+                                                                                        at_mib["candidates"]},
+                      "twins_identical": bool(np.array_equal(intact, yoked)), "pairs": at_cut["pairs"],
+                      "dof": at_cut["dof"]}}

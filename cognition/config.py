@@ -33,7 +33,7 @@ MAX_CYCLES = 999_999_999  # checkpoints are named by a 9-digit cycle number
 class RunConfig:
     cycles: int = num(50, ge=1, le=MAX_CYCLES)
     seed: int = num(0, ge=0)
-    agents: int = num(8, ge=1)  # independent agents simulated as one batch
+    agents: int = num(32, ge=1)  # independent agents simulated as one batch (the replications)
     content_dim: int = num(8, ge=2)  # D: length of every proposal and broadcast vector
     dtype: Literal["float64", "float32"] = "float64"
 
@@ -89,10 +89,23 @@ class ModulesConfig:
 
 
 @dataclass(frozen=True)
-class WorkspaceConfig:
-    capacity: int = num(1, ge=1)  # how many proposals enter the broadcast
-    temperature: float = num(0.25, gt=0.0)  # softmax temperature of the competition
-    persistence: float = num(0.5, ge=0.0, lt=1.0)  # b_t = p b_{t-1} + (1-p) winner mix
+class WorkspaceConfig:  # the access dynamics of cognition/workspace.py
+    capacity: int = num(1, ge=1)  # most modules that can hold the workspace at once
+    threshold: float = num(0.0)  # access drive (in bid units, normal scores of surprise) at which access is 0.5
+    temperature: float = num(0.25, gt=0.0)  # width of the access sigmoid
+    self_excitation: float = num(1.5, ge=0.0)  # reverberation: > 4 x temperature makes access bistable
+    inhibition: float = num(1.5, ge=0.0)  # lateral inhibition between the modules' access units
+    adaptation: float = num(2.0, ge=0.0)  # fatigue gain: holding the workspace lowers the holder's drive
+    adaptation_cycles: float = num(5.0, ge=1.0)  # time constant of the fatigue
+    noise: float = num(0.2, ge=0.0)  # sd of the access drive's noise, in bid units
+    surprise_window: int = num(20, ge=1)  # a bid is the evidence's percentile among the module's last this many
+    persistence: float = num(0.5, ge=0.0, lt=1.0)  # b_t = persistence * b_{t-1} when no module ignites
+
+
+@dataclass(frozen=True)
+class ControlConfig:  # the causal controls of cognition/loop.py (docs/architecture.md)
+    yoked: bool = True  # every agent gets a yoked twin: same weights and noise, another run's broadcast
+    lesion: Optional[str] = None  # null | broadcast | module:NAME
 
 
 @dataclass(frozen=True)
@@ -110,8 +123,9 @@ class PhiConfig:
 @dataclass(frozen=True)
 class CriteriaConfig:
     require_phi: bool = True  # Phi estimated (the run reached the window) and finite
-    min_mean_phi_bits: Optional[float] = 0.0
-    require_significant: bool = True  # the null model's p-value below alpha
+    min_mean_phi_bits: Optional[float] = None  # a floor on absolute Phi: off by default (cognition/criteria.py)
+    require_significant: bool = True  # the integration test's p-value below alpha
+    require_broadcast_effect: bool = True  # Phi(agents) - Phi(yoked twins): CI above 0 (needs control.yoked)
     alpha: float = num(0.05, gt=0.0, lt=1.0)
     max_unrecovered_errors: int = num(0, ge=0)
     allow_classical_fallback: bool = False  # an unrequested classical component fails the run
@@ -142,6 +156,7 @@ class Config:
     quantum: QuantumConfig = field(default_factory=QuantumConfig)
     modules: ModulesConfig = field(default_factory=ModulesConfig)
     workspace: WorkspaceConfig = field(default_factory=WorkspaceConfig)
+    control: ControlConfig = field(default_factory=ControlConfig)
     phi: PhiConfig = field(default_factory=PhiConfig)
     criteria: CriteriaConfig = field(default_factory=CriteriaConfig)
     runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
@@ -212,6 +227,11 @@ def _validate_cross_fields(cfg: Config) -> None:
     if cfg.workspace.capacity > len(cfg.modules.enabled):
         raise ConfigError("workspace.capacity", cfg.workspace.capacity,
                           f"at most the number of enabled modules ({len(cfg.modules.enabled)})")
+    lesion = cfg.control.lesion
+    if lesion is not None and lesion != "broadcast" and not (
+            lesion.startswith("module:") and lesion[len("module:"):] in cfg.modules.enabled):
+        raise ConfigError("control.lesion", lesion,
+                          "null, 'broadcast' or 'module:NAME' with NAME one of " + ", ".join(cfg.modules.enabled))
     if cfg.runtime.batch is not None and cfg.runtime.batch < 1:
         raise ConfigError("runtime.batch", cfg.runtime.batch, "null or an integer >= 1")
 

@@ -1,10 +1,20 @@
-"""Success criteria, checked at the end of a run (config section ``criteria``)."""
+"""Success criteria, checked at the end of a run (config section ``criteria``).
+
+Each default criterion tests a hypothesis and can fail for it (docs/architecture.md,
+"Criteria"): "integrated" fails when some bipartition's parts are independent (the
+trial-shuffling test of cognition/phi/cut_test.py); "the broadcast integrates" fails
+when the agents' Phi is not above their yoked twins' (cognition/controls.py). A floor on
+absolute Phi (``min_mean_phi_bits``) is available but not a default: the same data give
+0.47-1.54 bits under different window and shrinkage settings, so a fixed number tests
+nothing by itself.
+"""
 from __future__ import annotations
 
 import math
 
 
-def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecovered_errors: int) -> list[dict]:
+def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecovered_errors: int,
+             controls: dict | None = None) -> list[dict]:
     """One entry per criterion: name, passed, value, required."""
     c = cfg.criteria
     out = [{"name": "run completed", "passed": status == "completed", "value": status,
@@ -26,6 +36,8 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
                     "passed": passed, "value": p,
                     "required": f"p-value < {c.alpha}" + (" (needs phi.surrogates > 0)"
                                                                       if cfg.phi.surrogates == 0 else "")})
+    if c.require_broadcast_effect:
+        out.append(_broadcast_effect(controls))
     if not c.allow_classical_fallback:
         cpu_fallback = bool(provenance["device"].get("fell_back")) and not cfg.runtime.allow_cpu_fallback
         classical = bool(provenance.get("classical_fallback"))
@@ -34,3 +46,15 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
         out.append({"name": "no unrequested fallback", "passed": not fell_back, "value": ", ".join(what) or "none",
                     "required": "no classical or CPU fallback that was not asked for"})
     return out
+
+
+def _broadcast_effect(controls: dict | None) -> dict:
+    """Phi(agents) - Phi(yoked twins) > 0 with its CI above 0."""
+    yoked = (controls or {}).get("yoked")
+    name = "the broadcast integrates: Phi(agents) - Phi(yoked twins) across the broadcast cut > 0"
+    if not yoked:
+        why = (controls or {}).get("note") or "no yoked control in this run"
+        return {"name": name, "passed": False, "value": why, "required": "CI of the difference above 0"}
+    lo, hi = yoked["difference_ci_bits"]
+    return {"name": name, "passed": lo > 0, "value": f"{yoked['difference_bits']:.4f} bits (CI {lo:.4f} .. {hi:.4f})",
+            "required": "CI of the difference above 0"}

@@ -41,8 +41,10 @@ import numpy as np
 import torch
 
 from cognition.modules.base import cast_floats, cat_trees, compile_kernels, slice_tree
+from cognition.controls import Population, lesioned_module
+from cognition.controls import population as make_population
 from cognition.streams import AgentStreams
-from cognition.workspace import SharedWorkspace, execution_order, wiring_graph
+from cognition.workspace import NO_ACCESS, WORKSPACE_STATE, SharedWorkspace, execution_order, wiring_graph
 
 # The workspace's units: two coordinates of its broadcast state b_t (its mean over the content
 # dimensions, and the contrast between even and odd dimensions). The winning bid is not one: it
@@ -53,16 +55,19 @@ SAMPLES_PER_UNIT = 4  # pooled samples per unit a per-cycle Phi estimate asks fo
 
 @dataclass
 class LoopState:
-    """Everything a cycle reads. ``cycle`` counts completed cycles."""
+    """Everything a cycle reads, one row per batch row (cognition.controls.Population).
+    ``cycle`` counts completed cycles; ``workspace`` holds the access units, the running
+    statistics of the evidence and the current winner with how long it has held."""
 
     cycle: int
-    broadcast: torch.Tensor  # (agents, D)
+    broadcast: torch.Tensor  # (rows, D)
     modules: dict  # module name -> State
+    workspace: dict  # access (rows, M), evidence (rows, M, W); winner, dwell (rows,)
 
 
 @dataclass
 class CycleRecord:
-    """What one cycle produced, reduced over agents, for metrics.jsonl."""
+    """What one cycle produced, reduced over the run's agents (not donors or twins), for metrics.jsonl."""
 
     cycle: int
     salience: dict
@@ -70,20 +75,26 @@ class CycleRecord:
     extras: dict
     phi: dict | None = None
     phi_note: str | None = None  # why phi is None after the window filled (e.g. a constant unit)
+    competition: dict | None = None  # switches, bids, dwell episodes that ended (cognition.competition)
 
 
 class IntegrationLoop:
-    def __init__(self, cfg, modules, *, device, dtype):
+    def __init__(self, cfg, modules, *, device, dtype, population: Population | None = None):
         self.cfg, self.device, self.dtype = cfg, device, dtype
         self.modules = {m.name: m for m in modules}
         self.declared = [m.name for m in modules]
         self.graph = wiring_graph(modules)
         self.order = execution_order(self.graph, self.declared)
-        self.workspace = SharedWorkspace(cfg.workspace, self.declared)
+        lesioned = lesioned_module(cfg)
+        self.workspace = SharedWorkspace(cfg.workspace, self.declared, excluded=(lesioned,) if lesioned else ())
         self.unit_names = [f"{m.name}.{s}" for m in modules for s in m.unit_signals] + \
                           [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
-        self.agents = np.arange(cfg.run.agents)
-        self.weights = {m.name: m.init_weights(self.agents) for m in modules}  # name -> (agents, ...) tensors
+        self.population = population or make_population(cfg.run.agents, int(cfg.control.yoked))
+        self.agents = self.population.identity  # each batch row's agent index: its weights and streams
+        self.intact = self.population.groups["intact"]
+        self.weights = {m.name: m.init_weights(self.agents) for m in modules}  # name -> (rows, ...) tensors
+        self._route = torch.as_tensor(self.population.route, device=device)
+        self._b0 = self._initial_broadcast()
 
     def compile_kernels(self, compile_fn) -> None:
         """Wrap every module's and the workspace's tensor kernels (``runtime.compile``)."""
@@ -104,74 +115,105 @@ class IntegrationLoop:
     @property
     def phi_window(self) -> int:
         """Cycles per per-cycle Phi estimate: the configured window, widened for few agents."""
-        lagged = math.ceil(SAMPLES_PER_UNIT * self.n_units / len(self.agents))
+        lagged = math.ceil(SAMPLES_PER_UNIT * self.n_units / self.population.agents)
         return max(self.cfg.phi.window, lagged + self.cfg.phi.lag)
 
-    def initial_state(self) -> LoopState:
-        D = self.cfg.run.content_dim
+    def _initial_broadcast(self) -> torch.Tensor:
         init = AgentStreams(self.cfg.run.seed, self.agents, "init", 0)
-        b0 = torch.as_tensor(0.5 * init.normal(D), dtype=self.dtype, device=self.device)
-        states = {n: m.init_state(self.agents, init) for n, m in self.modules.items()}
-        return LoopState(0, b0, states)
+        return torch.as_tensor(0.5 * init.normal(self.cfg.run.content_dim), dtype=self.dtype, device=self.device)
 
-    def _chunk(self, state: LoopState, index: slice, cycle: int):
-        """Run one cycle for the agents ``index``; return (broadcast, module states, signals, proposals)."""
-        agents = self.agents[index]
-        b_prev = state.broadcast[index]
-        inputs, new_states = {"broadcast": b_prev}, {}
+    def initial_state(self) -> LoopState:
+        init = AgentStreams(self.cfg.run.seed, self.agents, "init", 0)
+        states = {n: m.init_state(self.agents, init) for n, m in self.modules.items()}
+        rows = len(self.agents)
+        ws = self.workspace.init_state(rows, self.dtype, self.device)
+        ws["winner"] = torch.full((rows,), NO_ACCESS, dtype=torch.long, device=self.device)
+        ws["dwell"] = torch.zeros(rows, dtype=torch.long, device=self.device)
+        return LoopState(0, self._b0.clone(), states, ws)
+
+    def _read(self, broadcast: torch.Tensor) -> torch.Tensor:
+        """The broadcast each row's modules read: their own workspace's, their donor's (yoked
+        twins), or the fixed initial one (a broadcast lesion)."""
+        if self.cfg.control.lesion == "broadcast":
+            return self._b0
+        return broadcast[self._route] if self.population.rerouted else broadcast
+
+    def _propose(self, state: LoopState, read: torch.Tensor, index: slice, cycle: int):
+        """Modules and competition for the rows ``index``: (broadcast, workspace state, module states, proposals)."""
+        inputs, new_states = {"broadcast": read[index]}, {}
         for name in self.order:
-            streams = AgentStreams(self.cfg.run.seed, agents, name, cycle)
+            streams = AgentStreams(self.cfg.run.seed, self.agents[index], name, cycle)
             with self._autocast():
                 proposal, new_state = self.modules[name].propose(
                     slice_tree(state.modules[name], index), inputs, streams, slice_tree(self.weights[name], index))
             # outputs return to the run's dtype: only the modules' forward maps run in low precision
             inputs[name], new_states[name] = cast_floats(proposal, self.dtype), cast_floats(new_state, self.dtype)
         proposals = {n: inputs[n] for n in self.declared}
-        bc = self.workspace.compete(proposals, b_prev)
-        for name in self.declared:
-            new_states[name] = self.modules[name].learn(new_states[name], bc.content)
-        signals = [self.modules[n].units(p, b_prev) for n, p in proposals.items()]
+        core = {k: state.workspace[k][index] for k in WORKSPACE_STATE}
+        streams = AgentStreams(self.cfg.run.seed, self.agents[index], "workspace", cycle)
+        bc, ws = self.workspace.compete(proposals, state.broadcast[index], core, cycle, streams)
+        return bc, ws, new_states, proposals
+
+    def _learn(self, part, read_prev: torch.Tensor, read_new: torch.Tensor, index: slice):
+        """Learning from the broadcast each row's modules read, and the rows' unit signals."""
+        bc, _, new_states, proposals = part
+        states = {n: self.modules[n].learn(new_states[n], read_new[index]) for n in self.declared}
+        signals = [self.modules[n].units(p, read_prev[index]) for n, p in proposals.items()]
         contrast = (bc.content[:, 0::2].sum(dim=1) - bc.content[:, 1::2].sum(dim=1)) / bc.content.shape[1]
         signals.append(torch.stack([bc.content.mean(dim=1), contrast], dim=1))
-        per_agent = {"winner": bc.winner, **{f"{n}.salience": p.salience for n, p in proposals.items()},
-                     **{f"{n}.{k}": v for n, p in proposals.items() for k, v in p.extras.items()}}
-        return bc.content, new_states, torch.cat(signals, dim=1), per_agent
+        return states, torch.cat(signals, dim=1)
 
     def step(self, state: LoopState, window: np.ndarray | None, batch: int | None = None
              ) -> tuple[LoopState, CycleRecord, np.ndarray]:
-        """Advance one cycle, ``batch`` agents per launch (None: all at once), and update Phi.
+        """Advance one cycle, ``batch`` rows per launch (None: all at once), and update Phi.
 
-        window: the unit signals of the cycles before this one, (agents, k, n_units) float64,
+        window: the unit signals of the cycles before this one, (rows, k, n_units) float64,
         oldest first; Phi needs the last ``phi_window - 1`` of them (None or fewer: no Phi yet).
-        Returns the new state, the cycle's record and its signals (agents, n_units) float64.
+        Returns the new state, the cycle's record and its signals (rows, n_units) float64.
         """
         new_state, per_agent, signals = self.advance(state, batch)
         return new_state, self._record(new_state.cycle, per_agent, window, signals), signals
 
     def advance(self, state: LoopState, batch: int | None = None) -> tuple[LoopState, dict, np.ndarray]:
-        """The cycle without Phi: modules, workspace, learning; returns the state, the per-agent
-        diagnostics and the unit signals (agents, n_units) float64."""
+        """The cycle without Phi: modules, workspace, learning; returns the state, the per-row
+        diagnostics and the unit signals (rows, n_units) float64."""
         cycle = state.cycle + 1
-        A = len(self.agents)
-        batch = A if batch is None else max(1, min(batch, A))
-        parts = [self._chunk(state, slice(s, min(s + batch, A)), cycle) for s in range(0, A, batch)]
-        broadcast = torch.cat([p[0] for p in parts])
-        modules = {n: cat_trees([p[1][n] for p in parts]) for n in self.declared}
-        signals = torch.cat([p[2] for p in parts]).detach().cpu().double().numpy()
-        per_agent = cat_trees([p[3] for p in parts])
-        return LoopState(cycle, broadcast, modules), per_agent, signals
+        R = len(self.agents)
+        batch = R if batch is None else max(1, min(batch, R))
+        chunks = [slice(s, min(s + batch, R)) for s in range(0, R, batch)]
+        read_prev = self._read(state.broadcast)
+        parts = [self._propose(state, read_prev, index, cycle) for index in chunks]
+        broadcast = torch.cat([p[0].content for p in parts])
+        read_new = self._read(broadcast)
+        learned = [self._learn(p, read_prev, read_new, index) for p, index in zip(parts, chunks)]
+        modules = {n: cat_trees([s[n] for s, _ in learned]) for n in self.declared}
+        signals = torch.cat([sig for _, sig in learned]).detach().cpu().double().numpy()
+        winner = torch.cat([p[0].winner for p in parts])
+        held = winner == state.workspace["winner"]
+        workspace = {**{k: torch.cat([p[1][k] for p in parts]) for k in WORKSPACE_STATE},
+                     "winner": winner, "dwell": torch.where(held, state.workspace["dwell"] + 1, 1)}
+        per_agent = {"winner": winner, "previous_winner": state.workspace["winner"],
+                     "ended_dwell": state.workspace["dwell"], "bids": torch.cat([p[0].bids for p in parts]),
+                     **cat_trees([{f"{n}.salience": p.salience for n, p in part[3].items()} |
+                                  {f"{n}.{k}": v for n, p in part[3].items() for k, v in p.extras.items()}
+                                  for part in parts])}
+        return LoopState(cycle, broadcast, modules, workspace), per_agent, signals
 
     def _record(self, cycle: int, per_agent: dict, window, signals: np.ndarray) -> CycleRecord:
-        winners = per_agent["winner"].cpu().numpy()
+        from cognition.competition import cycle_competition
+
+        mine = slice_tree(per_agent, self.intact)
+        winners = mine["winner"].cpu().numpy()
         share = {n: float(np.mean(winners == i)) for i, n in enumerate(self.declared)}
-        means = {k: float(v.double().mean()) for k, v in per_agent.items() if k != "winner"}
+        means = {k: float(v.double().mean()) for k, v in mine.items() if v.dim() == 1 and v.is_floating_point()}
         salience = {k.split(".")[0]: v for k, v in means.items() if k.endswith(".salience")}
         extras = {k: v for k, v in means.items() if not k.endswith(".salience")}
+        competition = cycle_competition(mine, self.declared, cycle)
         try:
             phi_now, note = self.phi_at(window, signals), None
         except ValueError as exc:  # e.g. a unit constant over the window: Phi undefined, not a crash
             phi_now, note = None, str(exc)
-        return CycleRecord(cycle, salience, share, extras, phi=phi_now, phi_note=note)
+        return CycleRecord(cycle, salience, share, extras, phi=phi_now, phi_note=note, competition=competition)
 
     def phi_at(self, window: np.ndarray | None, signals: np.ndarray) -> dict | None:
         """Phi over the trailing ``phi_window`` cycles ending with ``signals`` (None while it fills)."""
@@ -180,7 +222,8 @@ class IntegrationLoop:
         W = self.phi_window
         if window is None or window.shape[1] < W - 1:
             return None
-        X = np.concatenate([window[:, window.shape[1] - (W - 1):], signals[:, None, :]], axis=1)
+        rows = self.intact  # the run's agents; donors and twins enter the end-of-run analysis only
+        X = np.concatenate([window[rows, window.shape[1] - (W - 1):], signals[rows, None, :]], axis=1)
         # the per-cycle series is descriptive and matches estimate_windows (the report's bands): pooled
         # centring; the calibrated per-agent estimator is the whole-run headline (cognition/analysis.py)
         r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage, centre="pooled")

@@ -27,16 +27,19 @@ from cognition.errors import UsageError
 
 EXIT_OK, EXIT_USAGE = 0, 2
 PLOTS = {"phi": "phi_over_cycles.png", "mib": "mib.png", "workspace": "salience.png", "hybrid": "hybrid.png",
-         "memory": "memory.png"}
+         "memory": "memory.png", "ignition": "ignition.png", "controls": "controls.png"}
 
 
 def build(*, status: str, message: str, phi_summary: dict, criteria: list[dict], provenance: dict,
           retries: list[dict], records, telemetry_summary: dict, cfg=None, units=None,
-          events: list[dict] | None = None) -> dict:
+          events: list[dict] | None = None, controls: dict | None = None,
+          competition: dict | None = None) -> dict:
     """report.json's content. ``records``: the per-cycle records (a list, or metrics.jsonl streamed by
     :class:`cognition.runfiles.RunRecords`). ``events``: what the runtime recovered from or changed
     (resumes, skipped or discarded checkpoints, a batch grown back), for "Retries and fallbacks".
-    With ``cfg`` and ``units`` (agents, >= cycles, n_units) it also holds ``phi_bands``: the
+    ``controls`` and ``competition``: :func:`cognition.analysis.summarise_controls` and
+    :func:`cognition.competition.summarise_competition`.
+    With ``cfg`` and ``units`` (rows, >= cycles, n_units) it also holds ``phi_bands``: the
     per-cycle bootstrap and null bands (:mod:`cognition.reporting.bands`)."""
     interference = [r["extras"].get("hybrid.interference") for r in records]
     interference = [v for v in interference if v is not None]
@@ -47,6 +50,8 @@ def build(*, status: str, message: str, phi_summary: dict, criteria: list[dict],
         "passed": all(c["passed"] for c in criteria),
         "criteria": criteria,
         "phi": phi_summary,
+        "controls": controls,
+        "competition": competition,
         "hybrid": {"mean_interference": (sum(interference) / len(interference)) if interference else None},
         "retries": retries,
         "recovery": list(events or []),
@@ -67,7 +72,7 @@ def write(run_dir: Path, report: dict, records) -> list[Path]:
     ``records`` as metrics.jsonl holds them (read back from it), so that a rebuild from the
     directory draws the same report. Reads config.yaml and provenance.json from ``run_dir``.
     """
-    from cognition.reporting import document, plots, sections
+    from cognition.reporting import document, plots, sections, workspace_report
     from cognition.rundir import write_json
 
     run_dir = Path(run_dir)
@@ -81,6 +86,8 @@ def write(run_dir: Path, report: dict, records) -> list[Path]:
         "workspace": plots.workspace_over_cycles(records, config["modules"]["enabled"], run_dir / PLOTS["workspace"]),
         "hybrid": plots.hybrid_over_cycles(records, run_dir / PLOTS["hybrid"]),
         "memory": plots.resources_over_cycles(records, run_dir / PLOTS["memory"]),
+        "ignition": workspace_report.ignition_plot(report, run_dir / PLOTS["ignition"]),
+        "controls": workspace_report.control_plot(report, run_dir / PLOTS["controls"]),
     }
     title = sections.title(report, provenance)
     body = sections.run_sections(report, records, provenance, config, figures)

@@ -115,7 +115,9 @@ class Runner:
         dev, dt = self.loop.device, self.loop.dtype
         modules = {n: {k: v.to(device=dev, dtype=dt) if v.is_floating_point() else v.to(dev)
                        for k, v in s.items()} for n, s in payload["modules"].items()}
-        state = LoopState(int(payload["cycle"]), payload["broadcast"].to(device=dev, dtype=dt), modules)
+        workspace = {k: v.to(device=dev, dtype=dt) if v.is_floating_point() else v.to(dev)
+                     for k, v in payload["workspace"].items()}
+        state = LoopState(int(payload["cycle"]), payload["broadcast"].to(device=dev, dtype=dt), modules, workspace)
         restore_rng_states(payload["rng"])
         progress = Progress(list(payload["retries"]), list(payload["events"]), payload["batch"],
                             int(payload["good_cycles"]))
@@ -148,6 +150,7 @@ class Runner:
         payload = {"format": CHECKPOINT_FORMAT, "config_hash": config_hash(self.cfg), "cycle": state.cycle,
                    "broadcast": state.broadcast.cpu(),
                    "modules": {n: {k: v.cpu() for k, v in s.items()} for n, s in state.modules.items()},
+                   "workspace": {k: v.cpu() for k, v in state.workspace.items()},
                    "retries": progress.retries, "events": progress.events, "batch": progress.batch,
                    "good_cycles": progress.good_cycles, "metrics_bytes": offsets["metrics_bytes"],
                    "rng_note": "science draws are counter-based (cognition.streams); global RNGs saved too",

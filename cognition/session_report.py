@@ -22,20 +22,26 @@ def resume_note(cfg, start, resuming: bool) -> str | None:
 def write_report(session, provenance: dict, outcome) -> dict:
     """Analyse the run directory's files and write report.json/.md/.html; return the report."""
     from cognition import analysis, criteria, report
+    from cognition.competition import summarise_competition
+    from cognition.controls import split_rows
     from cognition.runfiles import RunRecords
     from cognition.runtime.telemetry import summarise
     from cognition.runtime.unit_history import read_history
 
     cfg, loop, files = session.cfg, session.assembly.loop, session.runner.files
     records = RunRecords(files.metrics_path)
-    units = read_history(files.history_path)
-    phi_summary = analysis.summarise_phi(cfg, records, units, loop.unit_names, loop.phi_window)
+    units = read_history(files.history_path)  # (rows, cycles, n_units): agents, then donors and twins
+    groups = split_rows(units, cfg.run.agents, cfg.control.yoked)
+    phi_summary = analysis.summarise_phi(cfg, records, groups["intact"], loop.unit_names, loop.phi_window)
+    controls = analysis.summarise_controls(cfg, groups, len(records), loop.unit_names)
+    competition = summarise_competition(cfg, records, loop.declared)
     unrecovered = 1 if outcome.status == "failed" else 0
-    checks = criteria.evaluate(cfg, status=outcome.status, phi_summary=phi_summary,
+    checks = criteria.evaluate(cfg, status=outcome.status, phi_summary=phi_summary, controls=controls,
                                provenance=provenance, unrecovered_errors=unrecovered)
     tel = summarise(r["telemetry"] for r in records if r.get("telemetry"))
     rep = report.build(status=outcome.status, message=outcome.message, phi_summary=phi_summary,
                        criteria=checks, provenance=provenance, retries=outcome.retries, records=records,
-                       telemetry_summary=tel, cfg=cfg, units=units, events=outcome.events)
+                       telemetry_summary=tel, cfg=cfg, units=units, events=outcome.events,
+                       controls=controls, competition=competition)
     report.write(session.run_dir, rep, records)
     return rep

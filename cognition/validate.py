@@ -41,6 +41,12 @@ def build_parser() -> OneLineParser:
     mode.add_argument("--quantum-lite", action="store_true",
                       help="real circuits under a qubit cap (quantum.lite_max_qubits, default 16) and "
                            "an Aer thread limit (quantum.lite_threads, default 4)")
+    p.add_argument("--control", choices=("yoked", "none"),
+                   help="yoked (default): every agent also runs as a yoked twin whose modules read an "
+                        "independent agent's broadcast, and the report tests Phi(agents) - Phi(twins); "
+                        "none: no twins, and no criterion on them (control.yoked)")
+    p.add_argument("--lesion", metavar="WHAT", help="broadcast (modules read the fixed initial broadcast) or "
+                   "module:NAME (NAME can never win the workspace) (control.lesion)")
     p.add_argument("--quick", action="store_true",
                    help=f"smoke test in seconds: imports, device, {QUICK_CYCLES} cycles, no Phi criteria")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped or killed run from its last good "
@@ -67,11 +73,18 @@ def _overrides(args) -> dict:
         put("quantum", "mode", "disabled")
     if args.quantum_lite:
         put("quantum", "mode", "lite")
+    if args.control is not None:
+        put("control", "yoked", args.control == "yoked")
+        if args.control == "none":
+            put("criteria", "require_broadcast_effect", False)
+    if args.lesion is not None:
+        put("control", "lesion", args.lesion)
     if args.quick:
         put("run", "cycles", QUICK_CYCLES)
         put("phi", "bootstrap", 0)
         put("phi", "surrogates", 0)
-        ov["criteria"] = {"require_phi": False, "min_mean_phi_bits": None, "require_significant": False}
+        ov["criteria"] = {"require_phi": False, "min_mean_phi_bits": None, "require_significant": False,
+                          "require_broadcast_effect": False}
     return ov
 
 
@@ -173,6 +186,11 @@ def _print_summary(report: dict, run_dir, seconds: float) -> None:
         from cognition.reporting.sections import calibration_text
 
         print(f"  {calibration_text(phi['calibration'])}")
+    comp = report.get("competition") or {}
+    if "winner_share" in comp:
+        shares = ", ".join(f"{m} {v:.0%}" for m, v in comp["winner_share"].items())
+        print(f"  workspace: won by {shares}, no access {comp['no_access']:.0%}; switching rate "
+              f"{comp['switching_rate']:.0%}")
     from cognition.reporting.sections import criterion_value
 
     for c in report["criteria"]:

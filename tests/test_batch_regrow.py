@@ -18,7 +18,7 @@ def _batches(run_dir):
 
 def test_the_batch_doubles_back_after_good_cycles(tmp_path, capsys):
     out = tmp_path / "run"
-    argv = fast_args(tmp_path, agents=8, extra="runtime: {regrow_after_cycles: 3}\n")
+    argv = fast_args(tmp_path, agents=8, extra="runtime: {regrow_after_cycles: 3}\ncontrol: {yoked: false}\n")
     rc, _, err = run(argv + ["--out", out, "--inject-fault", "oom@3,oom@10"], capsys)
     assert rc in (0, 1), err
     # cycle 3: 8 -> 4; three good cycles (4, 5, 6) -> 8 from cycle 7; cycle 10: 8 -> 4; 11-13 good -> 8
@@ -32,7 +32,7 @@ def test_the_batch_doubles_back_after_good_cycles(tmp_path, capsys):
 
 
 def test_a_resume_continues_the_same_batches(tmp_path, capsys):
-    argv = fast_args(tmp_path, agents=8, extra="runtime: {regrow_after_cycles: 4}\n")
+    argv = fast_args(tmp_path, agents=8, extra="runtime: {regrow_after_cycles: 4}\ncontrol: {yoked: false}\n")
     rc, _, err = run(argv + ["--out", tmp_path / "ref", "--inject-fault", "oom@3"], capsys)
     assert rc in (0, 1), err
     out = tmp_path / "run"  # killed at cycle 6, in the middle of the good cycles that count towards the regrowth

@@ -1,30 +1,40 @@
 """Mixed precision (runtime.autocast) stays within a stated tolerance of float32.
 
-Tolerances, stated: over 40 cycles of the classical architecture, every unit signal
-within 0.05 (bf16, 8-bit mantissa) or 0.005 (fp16, 11-bit mantissa) of the float32
-run, and the median over cycles of |Phi_R(low precision) - Phi_R(float32)| within
-0.02 / 0.002 bits. Measured on this machine (7 units, window 12): median per-cycle Phi
-difference 0.0048 / 0.0002 bits. The dynamics are contractive (spectral radius 0.9,
-persistence 0.5), so rounding does not grow without bound.
+The access dynamics of the workspace are a threshold (a module holds the workspace or it
+does not), so a rounding difference can flip one ignition, and from then on that agent's
+trajectory departs from the float32 one: autocast is close to float32 pathwise until the
+first different winner, and in distribution after it. Tolerances, stated for 40 cycles of
+the classical architecture (32 agents):
 
-The median, not the mean: a 12-cycle window is occasionally ill-conditioned, and there a
-5e-4 change in the units moves that one cycle's Phi_R by 0.15 bits (fp16, cycle 21:
-1.312 vs 1.164 bits, same MIB), which alone shifts the mean of 29 cycles by 0.005 bits.
-That is a property of short-window Phi, not of the precision: see docs/phi.md.
+* pathwise: every unit signal of an agent within 0.05 (bf16, 8-bit mantissa) or 0.005
+  (fp16, 11-bit mantissa) of the float32 run at every cycle before the agent's first
+  winner that differs from float32's (measured: 0.022 / 0.0021); the agents' own rows
+  only, since a yoked twin also departs when its donor does;
+* in distribution: the share of agent-cycles each module won (and with no access)
+  within 0.03 / 0.01 of float32's (measured: 0.010 / 0.0016).
+
+Measured on this machine: 19 of 32 agents (bf16) and 29 of 32 (fp16) kept float32's
+winners for all 40 cycles; the earliest departure was at cycle 9 / 13.
 """
 import numpy as np
 import pytest
-from looptools import run_loop
 
 from cognition.assemble import assemble
 from cognition.config import load_config
 
+CYCLES = 40
+
 
 def _run(autocast):
-    ov = {"run": {"dtype": "float32", "cycles": 40}, "quantum": {"mode": "disabled"},
+    ov = {"run": {"dtype": "float32", "cycles": CYCLES}, "quantum": {"mode": "disabled"},
           "runtime": {"autocast": autocast}}
-    _, records, units = run_loop(assemble(load_config(overrides=ov)).loop, 40)
-    return units, np.array([r.phi["phi_r"] for r in records if r.phi])
+    loop = assemble(load_config(overrides=ov)).loop
+    state, units, winners = loop.initial_state(), [], []
+    for _ in range(CYCLES):
+        state, per_agent, signals = loop.advance(state)
+        units.append(signals[loop.intact])
+        winners.append(per_agent["winner"][loop.intact].numpy())
+    return np.stack(units, axis=1), np.stack(winners, axis=1)
 
 
 @pytest.fixture(scope="module")
@@ -32,11 +42,15 @@ def reference():
     return _run(None)
 
 
-@pytest.mark.parametrize("autocast, unit_tol, phi_tol", [("bf16", 0.05, 0.02), ("fp16", 0.005, 0.002)])
-def test_autocast_within_tolerance_of_float32(reference, autocast, unit_tol, phi_tol):
-    units, phi = _run(autocast)
-    ref_units, ref_phi = reference
+@pytest.mark.parametrize("autocast, unit_tol, share_tol", [("bf16", 0.05, 0.03), ("fp16", 0.005, 0.01)])
+def test_autocast_within_tolerance_of_float32(reference, autocast, unit_tol, share_tol):
+    units, winners = _run(autocast)
+    ref_units, ref_winners = reference
     assert not np.array_equal(units, ref_units)  # low precision really ran
-    assert np.max(np.abs(units - ref_units)) < unit_tol
-    assert phi.shape == ref_phi.shape
-    assert np.median(np.abs(phi - ref_phi)) < phi_tol
+    for a in range(len(units)):
+        same = np.flatnonzero(winners[a] != ref_winners[a])
+        until = same[0] if len(same) else CYCLES
+        if until:
+            assert np.max(np.abs(units[a, :until] - ref_units[a, :until])) < unit_tol, (a, until)
+    for m in np.unique(ref_winners):
+        assert abs(np.mean(winners == m) - np.mean(ref_winners == m)) < share_tol, m

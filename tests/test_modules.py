@@ -110,12 +110,15 @@ def test_classical_sampler_follows_its_update_equation():
 
 def _hybrid_inputs(e, u, s_e):
     mk = lambda c, s: Proposal(torch.tensor(c, dtype=F64), torch.tensor(s, dtype=F64))  # noqa: E731
-    return {"broadcast": None, "expectation": mk(e, s_e), "unconscious": mk(u, [0.0] * len(s_e))}
+    return {"broadcast": torch.zeros(len(s_e), len(e[0]), dtype=F64), "expectation": mk(e, s_e),
+            "unconscious": mk(u, [0.0] * len(s_e))}
 
 
 def test_markov_hybrid_obeys_total_probability():
-    mod = Hybrid(HybridConfig(), F64, "cpu", model="markov")
-    prop, _ = mod.propose({}, _hybrid_inputs([[1.0, 0.2], [0.3, -1.0]], [[0.5, 0.5], [1.0, 1.0]], [0.1, 2.0]), None, {})
+    mod = Hybrid(HybridConfig(), 2, 0, F64, "cpu", model="markov")
+    weights = mod.init_weights(np.arange(2))
+    prop, _ = mod.propose({}, _hybrid_inputs([[1.0, 0.2], [0.3, -1.0]], [[0.5, 0.5], [1.0, 1.0]], [0.1, 2.0]), None,
+                          weights)
     np.testing.assert_allclose(prop.extras["interference"].numpy(), 0.0, atol=1e-14)
     assert np.ptp(prop.extras["p_act"].numpy()) > 0.01  # the twin does respond to belief and salience
 
@@ -125,12 +128,16 @@ def test_quantum_hybrid_without_dissonance_matches_hand_computed_2x2():
     # U = -iH and the start state (1,1)/sqrt(2) gives P(act | block) = f(mu) = (1+mu)^2 / (2 (1+mu^2)).
     # Orthogonal contents give agreement 0, so belief = sigmoid(0) = 1/2 and
     # p_act = f(mu_a)/2 + f(mu_b)/2 with mu_a = 1 - tanh(s), mu_b = tanh(s).
-    mod = Hybrid(HybridConfig(gamma=0.0, mu_scale=1.0), F64, "cpu", model="quantum")
+    mod = Hybrid(HybridConfig(gamma=0.0, mu_scale=1.0), 2, 0, F64, "cpu", model="quantum")
     e, u, s_e = [[1.0, 0.0]], [[0.0, 1.0]], [0.3]
-    prop, _ = mod.propose({}, _hybrid_inputs(e, u, s_e), None, {})
+    weights = mod.init_weights(np.arange(1))
+    prop, _ = mod.propose({}, _hybrid_inputs(e, u, s_e), None, weights)
     f = lambda mu: (1 + mu) ** 2 / (2 * (1 + mu**2))  # noqa: E731
     p_hand = 0.5 * f(1.0 - math.tanh(0.3)) + 0.5 * f(math.tanh(0.3))
     p = float(prop.extras["p_act"][0])
     assert p == pytest.approx(p_hand, abs=1e-12)
     assert float(prop.extras["interference"][0]) == pytest.approx(0.0, abs=1e-12)
-    np.testing.assert_allclose(prop.content[0].numpy(), [p, 1 - p], atol=1e-12)
+    # its content is its decision on its own action vector, and its evidence the content's distance from b = 0
+    action = weights["action"][0].numpy()
+    np.testing.assert_allclose(prop.content[0].numpy(), (2 * p - 1) * action, atol=1e-12)
+    assert float(prop.salience[0]) == pytest.approx(np.mean(((2 * p - 1) * action) ** 2), abs=1e-12)

@@ -5,7 +5,7 @@ import time
 
 from clitools import command
 
-ARGS = ["--cycles", "16", "--disable-quantum", "--agents", "8"]
+ARGS = ["--cycles", "16", "--disable-quantum", "--agents", "8", "--control", "none"]  # rows = agents
 
 
 def cli(*args):

@@ -16,7 +16,8 @@ MODES = ["disabled", "lite"]  # classical modules; quantum modules on the torch 
 
 def _loop(mode, agents=8, seed=0):
     quantum = {"mode": mode} if mode == "disabled" else {"mode": mode, "backend": "torch"}
-    return assemble(load_config(overrides={"run": {"agents": agents, "seed": seed}, "quantum": quantum})).loop
+    return assemble(load_config(overrides={"run": {"agents": agents, "seed": seed}, "quantum": quantum,
+                                           "control": {"yoked": False}})).loop
 
 
 def _weights(loop):
@@ -30,7 +31,8 @@ def test_two_agents_have_different_weights(mode):
     names = {(name, key) for name, key, _ in _weights(loop)}
     classical = {("unconscious", k) for k in ("M_T", "W_T", "U_T")} | \
         {("expectation", k) for k in ("w_ih_T", "w_hh_T", "b_ih", "b_hh")}
-    expected = {("unconscious", "M_T"), ("expectation", "angles")} if mode == "lite" else classical
+    expected = ({("unconscious", "M_T"), ("expectation", "angles")} if mode == "lite" else classical) | \
+        {("hybrid", "action")}
     assert names == expected
     for name, key, w in _weights(loop):
         assert w.shape[0] == 8, (name, key)
@@ -42,7 +44,7 @@ def test_two_agents_have_different_weights(mode):
 def test_agents_under_identical_inputs_follow_different_unit_trajectories(mode):
     # against a population of clones: the same broadcasts into every agent give every agent the same
     # units only if their weights are equal. The expectation module draws no noise, so its units
-    # (salience, alignment) differ between agents only through their weights.
+    # (salience, content mean) differ between agents only through their weights.
     loop = _loop(mode)
     mod, weights = loop.modules["expectation"], loop.weights["expectation"]
     state = mod.init_state(loop.agents, None)
@@ -54,7 +56,8 @@ def test_agents_under_identical_inputs_follow_different_unit_trajectories(mode):
         state = mod.learn(state, torch.as_tensor(np.repeat(rng.uniform(-1, 1, size=(1, 8)), 8, axis=0)))
         trajectory.append(mod.units(proposal, b))
     units = torch.stack(trajectory, dim=1)  # (agents, cycles, 2)
-    assert torch.equal(units[:, 0, 0], torch.zeros(8))  # salience at cycle 1: no prediction yet, all agents alike
+    # cycle 1: every prediction is still 0, so every agent's error on the same broadcast is the same
+    assert torch.equal(units[:, 0, 0], units[0, 0, 0].expand(8))
     for a in range(1, 8):
         assert not torch.equal(units[0, 1:], units[a, 1:]), a
 

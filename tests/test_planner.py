@@ -12,22 +12,24 @@ def test_quantum_bytes_by_hand():
     cfg = load_config(overrides={"run": {"agents": 10}, "quantum": {"mode": "lite", "precision": "single"},
                                  "modules": {"expectation": {"qubits": 10}, "unconscious": {"qubits": 12}}})
     p = plan_run(cfg, 1024 * MiB, working_copies=3)
-    # widest module 12 qubits: 2^12 amplitudes x 8 B (complex64) x 3 copies x 10 agents in one launch
-    assert p.quantum_bytes == 10 * 2**12 * 8 * 3
+    # widest module 12 qubits: 2^12 amplitudes x 8 B (complex64) x 3 copies x 30 rows in one launch (10 agents,
+    # their donors and their yoked twins)
+    assert p.quantum_bytes == 30 * 2**12 * 8 * 3
     # expectation, quantum: F = 10 <Z> + 10 ring <ZZ> = 20; floats = D + F + (F+1) D + (F+1)^2 + D + 1 (D = 8),
     # doubled (old and new state), 8 B each (float64)
     floats = 8 + 20 + 21 * 8 + 21**2 + 8 + 1
     assert classical_bytes_per_agent(cfg) == 2 * floats * 8
-    # every agent's own weights, 8 B a value: reservoir angles 2 x 10 qubits x depth 2, association M 12 x D
-    weights = 2 * 10 * 2 + 12 * 8
+    # every agent's own weights, 8 B a value: reservoir angles 2 x 10 qubits x depth 2, association M 12 x D,
+    # the hybrid module's action vector D
+    weights = 2 * 10 * 2 + 12 * 8 + 8
     assert weight_bytes_per_agent(cfg) == weights * 8
-    assert p.classical_bytes == 10 * (2 * floats + weights) * 8
-    # max batch: (budget / 2 - classical) // per-row bytes, capped at the agents
-    assert p.max_batch == 10 and p.fits
+    assert p.classical_bytes == 30 * (2 * floats + weights) * 8
+    # max batch: (budget / 2 - classical) // per-row bytes, capped at the rows
+    assert p.max_batch == 30 and p.fits
 
 
 def test_max_batch_when_the_budget_binds():
-    cfg = load_config(overrides={"run": {"agents": 4096}, "quantum": {"mode": "lite"},
+    cfg = load_config(overrides={"run": {"agents": 4096}, "quantum": {"mode": "lite"}, "control": {"yoked": False},
                                  "modules": {"expectation": {"qubits": 16}, "unconscious": {"qubits": 16}}})
     budget = 256 * MiB
     p = plan_run(cfg, budget, working_copies=3)
@@ -50,10 +52,12 @@ def test_low_memory_preset_fits_a_4gb_card():
 def test_host_and_disk_plan_by_hand():
     from cognition.runtime.planner import check_disk, check_host
 
-    cfg = load_config(overrides={"run": {"agents": 4, "cycles": 100}, "quantum": {"mode": "disabled"}})
-    # classical weights (hidden 16, D 8): M 16 x 8, W 16 x 16, U 8 x 16; GRU 3H x D, 3H x H, two 3H biases
-    weights = 16 * 8 + 16 * 16 + 8 * 16 + 48 * 8 + 48 * 16 + 2 * 48
-    assert weight_bytes_per_agent(cfg) == weights * 8 == 14080
+    cfg = load_config(overrides={"run": {"agents": 4, "cycles": 100}, "quantum": {"mode": "disabled"},
+                                 "control": {"yoked": False}})
+    # classical weights (hidden 16, D 8): M 16 x 8, W 16 x 16, U 8 x 16; GRU 3H x D, 3H x H, two 3H biases;
+    # the hybrid module's action vector D
+    weights = 16 * 8 + 16 * 16 + 8 * 16 + 48 * 8 + 48 * 16 + 2 * 48 + 8
+    assert weight_bytes_per_agent(cfg) == weights * 8 == 14144
     state = 4 * (classical_bytes_per_agent(cfg) + weights * 8)
     assert check_host(cfg, 8, available=None)["host_bytes"] == state + 6 * (4 * 8 * 8) * 100  # 6 copies
     disk = check_disk(cfg, 8, run_dir="x", free_disk=None)["disk_bytes"]
@@ -65,3 +69,14 @@ def test_host_and_disk_plan_by_hand():
         check_host(cfg, 8, available=state + 1)
     with pytest.raises(ConfigError, match="100 cycles to go.* fit the disk of x"):
         check_disk(cfg, 8, run_dir="x", free_disk=disk - 1)
+
+
+def test_the_yoked_control_triples_the_rows_planned():
+    from cognition.runtime.planner import check_disk, check_host
+
+    plain, yoked = (load_config(overrides={"run": {"agents": 4, "cycles": 10}, "quantum": {"mode": "disabled"},
+                                           "control": {"yoked": y}}) for y in (False, True))
+    assert check_host(yoked, 7, available=None)["host_bytes"] == 3 * check_host(plain, 7, available=None)["host_bytes"]
+    d_plain = check_disk(plain, 7, run_dir="x", free_disk=None)["disk_bytes"]
+    assert check_disk(yoked, 7, run_dir="x", free_disk=None)["disk_bytes"] == d_plain + 10 * 2 * 4 * 7 * 8
+    assert plan_run(yoked, 1024 * MiB).classical_bytes == 3 * plan_run(plain, 1024 * MiB).classical_bytes

@@ -164,7 +164,7 @@ def test_report_html_opens_without_console_errors(chromium, tmp_path, report_run
     # every figure decoded: the page reports each <img> complete with a real size
     sizes = chromium.call("Runtime.evaluate", returnByValue=True, expression=(
         "Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight])"))["result"]["value"]
-    assert len(sizes) == 5 and all(ok and w > 100 and h > 100 for ok, w, h in sizes), sizes
+    assert len(sizes) == 7 and all(ok and w > 100 and h > 100 for ok, w, h in sizes), sizes
     shot = chromium.screenshot(tmp_path / "report.png")
     assert shot.read_bytes()[:8] == PNG_MAGIC and shot.stat().st_size > 10_000
 

@@ -28,24 +28,26 @@ def _r2_each_from_others(units: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("seed", [0, 1])
 def test_no_unit_is_predictable_from_the_others(mode, seed):
     units, names = real_run_units(mode, seed, cycles=50)
-    assert names == ["expectation.salience", "expectation.alignment", "unconscious.salience",
-                     "unconscious.alignment", "hybrid.p_act", "workspace.broadcast_mean",
+    assert names == ["expectation.salience", "expectation.content_mean", "unconscious.salience",
+                     "unconscious.content_mean", "hybrid.p_act", "workspace.broadcast_mean",
                      "workspace.broadcast_contrast"]
     r2 = _r2_each_from_others(units)
     assert r2.max() < 0.95, dict(zip(names, r2.round(3)))
 
 
 def test_a_setting_that_leaves_every_unit_unchanged_leaves_phi_unchanged():
-    # With capacity 1 the softmax temperature cannot change who wins (argmax), so no unit moves.
+    # The yoked twins and their donors run beside the agents and never feed them: the agents' rows are
+    # the same bit for bit with and without the control, and so is their Phi.
     from cognition.assemble import assemble
     from cognition.config import load_config
 
     results = []
-    for temperature in (0.025, 2.5):
-        cfg = load_config(overrides={"run": {"cycles": 40}, "quantum": {"mode": "disabled"},
-                                     "workspace": {"temperature": temperature}})
+    for yoked in (True, False):
+        cfg = load_config(overrides={"run": {"cycles": 40, "agents": 8}, "quantum": {"mode": "disabled"},
+                                     "control": {"yoked": yoked}})
         loop = assemble(cfg).loop
         _, _, units = run_loop(loop, 40)
+        units = units[loop.intact]
         results.append((units, phi.estimate(units, bootstrap=1)))
     (u0, r0), (u1, r1) = results
     np.testing.assert_array_equal(u0, u1)

@@ -90,7 +90,8 @@ def _synthetic(args, start_sd):
 
 
 def real_run_units(mode: str, seed: int, agents: int = 8, cycles: int = 50) -> tuple[np.ndarray, list[str]]:
-    """Units (agents, cycles, n) of a run of the loop (default config, no Phi), and their names."""
+    """Units (agents, cycles, n) of a run of the loop's agents (default config, no Phi; not their
+    yoked twins or donors), and their names."""
     from cognition.assemble import assemble
     from cognition.config import load_config
 
@@ -101,7 +102,7 @@ def real_run_units(mode: str, seed: int, agents: int = 8, cycles: int = 50) -> t
     for _ in range(cycles):
         state, _, signals = loop.advance(state)
         rows.append(signals)
-    return np.stack(rows, axis=1), loop.unit_names
+    return np.stack(rows, axis=1)[loop.intact], loop.unit_names
 
 
 def disconnect_modules(units: np.ndarray, names: list[str], rng: np.random.Generator) -> np.ndarray:

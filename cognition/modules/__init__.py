@@ -74,7 +74,7 @@ def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = Non
         mcfg = getattr(cfg.modules, name)
         cls = lookup(name, variant)
         if name == "hybrid":
-            modules.append(cls(mcfg, dtype, device, model="quantum" if quantum else "markov"))
+            modules.append(cls(mcfg, D, seed, dtype, device, model="quantum" if quantum else "markov"))
         elif quantum:
             try:
                 modules.append(cls(mcfg, D, seed, dtype, device, backend=backend, width=widths[name]))

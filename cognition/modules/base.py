@@ -30,7 +30,9 @@ class Proposal:
     """What a module offers the workspace at one cycle.
 
     content:  (agents, D) the proposed workspace content
-    salience: (agents,)   how strongly it bids for access (dimensionless, >= 0)
+    salience: (agents,)   its evidence for access, in the module's own units (a prediction
+                          error, a novelty, a decisiveness); the workspace turns it into a
+                          bid, its surprise relative to the module's running statistics
     extras:   name -> (agents,) per-agent diagnostics recorded in the metrics
     """
 
@@ -51,7 +53,7 @@ class CognitiveModule(ABC):
     reads: tuple[str, ...] = ("broadcast",)
     variant: str = "classical"  # "quantum" or "classical"
     kernels: tuple[str, ...] = ()  # attributes holding pure tensor functions (cognition.runtime.compile)
-    unit_signals: tuple[str, ...] = ("salience", "alignment")  # its units of Phi (docs/architecture.md)
+    unit_signals: tuple[str, ...] = ("salience", "content_mean")  # its units of Phi (docs/architecture.md)
     shapes: dict = {}  # this instance's weight_shapes (set by the modules that have weights)
 
     @property
@@ -95,10 +97,12 @@ class CognitiveModule(ABC):
     def units(self, proposal: Proposal, b_prev: torch.Tensor) -> torch.Tensor:
         """(agents, len(unit_signals)) this cycle's values of the module's units of Phi.
 
-        Default: its salience (its bid, a state the module carries) and the alignment
-        mean_d(content * b_{t-1}) of its proposal with the broadcast it read.
+        Default: its salience (its evidence for access) and the mean mean_d(content) of its
+        proposal: both the module's own, so that a module that ignores the broadcast has
+        units that do not depend on it (``b_prev``, the broadcast it read, is there for
+        modules that need it).
         """
-        return torch.stack([proposal.salience, (proposal.content * b_prev).mean(dim=1)], dim=1)
+        return torch.stack([proposal.salience, proposal.content.mean(dim=1)], dim=1)
 
     def describe(self) -> dict:
         return {"variant": self.variant, "backend": self.backend_name, "reads": list(self.reads)}
@@ -172,3 +176,22 @@ def rowwise_matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     if w.dim() == 2:
         w = w.expand(x.shape[0], *w.shape)
     return torch.bmm(x.unsqueeze(1), w).squeeze(1)
+
+
+VECTOR_BLOCK = 64  # elements: a multiple of the widest SIMD step of torch's CPU loops (2 x 16 float32 lanes)
+
+
+def batch_stable(fn, x: torch.Tensor) -> torch.Tensor:
+    """``fn(x)`` for an elementwise ``fn`` (sigmoid, tanh, ndtri), rounded the same whatever the batch.
+
+    torch's CPU kernels run an elementwise function over the flattened tensor in SIMD blocks and
+    the remainder in a scalar loop whose last-ulp rounding differs. Which elements fall in the
+    remainder depends on the tensor's size, so on a small tensor such as (agents, modules) an
+    agent's result depended on how many agents shared the launch. Padding the flat tensor to a
+    whole number of blocks sends every element through the SIMD path.
+    """
+    flat = x.reshape(-1)
+    pad = (-flat.numel()) % VECTOR_BLOCK
+    if pad:
+        flat = torch.cat([flat, flat.new_zeros(pad)])
+    return fn(flat)[:x.numel()].reshape(x.shape)

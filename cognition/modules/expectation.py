@@ -7,9 +7,13 @@ Fujii & Nakajima 2017 for the quantum reservoir):
     q_t = phi(b_{t-1})                       feature map (quantum or classical)
     f_t = (1 - leak) f_{t-1} + leak q_t      feature memory
     p_t = W_t^T [f_t; 1]                     prediction of the broadcast b_t
-    salience_t = mean_d (b_{t-1} - p_{t-1})^2   last cycle's prediction error
+    salience_t = mean_d (b_{t-1} - p_{t-1})^2   the prediction error of the input it reads now
 
-W is learned online by recursive least squares once b_t is known.
+Its salience is the surprise of the broadcast it receives this cycle, under the
+prediction it made for it: the newest error it can know (b_t is not known until the
+workspace has competed). The workspace turns it into a bid relative to the module's
+own running statistics (cognition/workspace.py). W is learned online by recursive
+least squares once b_t is known.
 
 Quantum phi: a re-uploading angle-encoded reservoir circuit run on a quantum
 backend; features are <Z_q> and nearest-neighbour <Z_q Z_q+1> on a ring.
@@ -39,11 +43,10 @@ def leaky_readout(features, q, W, leak: float):
     return f, rls_predict(W, f1)
 
 
-def readout_learn(W, P, features, prediction, broadcast, forgetting: float):
-    """Kernel: one RLS step towards the broadcast, and this cycle's prediction error."""
+def readout_learn(W, P, features, broadcast, forgetting: float):
+    """Kernel: one RLS step of the readout towards the broadcast."""
     f1 = torch.cat([features, torch.ones_like(features[:, :1])], dim=1)
-    W, P = rls_update(W, P, f1, broadcast, forgetting)
-    return W, P, ((broadcast - prediction) ** 2).mean(dim=1)
+    return rls_update(W, P, f1, broadcast, forgetting)
 
 
 def gru_features(broadcast, hidden, w_ih_T, w_hh_T, b_ih, b_hh):
@@ -81,8 +84,7 @@ class Expectation(CognitiveModule):
     def init_state(self, agents, streams):
         A = len(agents)
         zeros = lambda *s: torch.zeros(*s, dtype=self.dtype, device=self.device)  # noqa: E731
-        state = {"features": zeros(A, self.n_features), "prediction": zeros(A, self.D),
-                 "error": zeros(A)}
+        state = {"features": zeros(A, self.n_features), "prediction": zeros(A, self.D)}
         state.update(rls_init(A, self.n_features + 1, self.D, self.cfg.ridge, self.dtype, self.device))
         return state
 
@@ -90,13 +92,13 @@ class Expectation(CognitiveModule):
         b_prev = inputs["broadcast"]
         q, extra_state = self.features(state, b_prev, weights)
         f, prediction = self._readout(state["features"], q, state["W"], self.cfg.leak)
+        error = ((b_prev - state["prediction"]) ** 2).mean(dim=1)
         new_state = dict(state, features=f, prediction=prediction, **extra_state)
-        return Proposal(prediction, state["error"], {}), new_state
+        return Proposal(prediction, error, {}), new_state
 
     def learn(self, state, broadcast):
-        W, P, error = self._learn(state["W"], state["P"], state["features"], state["prediction"],
-                                  broadcast, self.cfg.forgetting)
-        return dict(state, W=W, P=P, error=error)
+        W, P = self._learn(state["W"], state["P"], state["features"], broadcast, self.cfg.forgetting)
+        return dict(state, W=W, P=P)
 
 
 class QuantumExpectation(Expectation):

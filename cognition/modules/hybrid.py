@@ -12,30 +12,59 @@ subspaces) and its Markov twin when classical (law of total probability):
     mu_a      = mu_scale * (1 - r)      utility of acting on it if it is right (condition A)
     mu_b      = mu_scale * r            utility of acting on it if it is wrong (condition B)
     p_act, interference = decision.choice_probabilities(belief_a, mu_a, gamma, t, mu_b=mu_b)
-    content   = p_act * expectation + (1 - p_act) * association
-    salience  = |2 p_act - 1|                                   decisiveness
+    content   = (2 p_act - 1) * action                          its decision, as content
+    salience  = mean_d (content - b_{t-1})^2                    what the broadcast does not carry yet
+
+The module competes with content of its own: its decision, a signed code on the
+agent's fixed random action vector ``action`` (D entries N(0, 1/2), its own weight
+stream), +action for "act on the expectation", -action for "act on the association",
+scaled by how decided it is. When it wins, the broadcast carries the decision the
+other modules then read (a blend of their contents, as before, would broadcast
+nothing of its own and its alignment was a weighted sum of theirs). Its evidence for
+access is, as the unconscious module's, the distance of its content from the broadcast
+it read: a decision already broadcast has nothing new to say and yields, as an
+expectation whose prediction was broadcast does (its next error is small).
 
 The interference term p_act - [belief_a P(act|A) + (1-belief_a) P(act|B)] is
 recorded every cycle; it is zero (to rounding, ~1e-16) for the Markov twin.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
-from cognition.modules.base import CognitiveModule, Proposal
+from cognition.modules.base import CognitiveModule, Proposal, batch_stable, per_agent
+
+
+def cosine(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-12) -> torch.Tensor:
+    """Row-wise cosine similarity x.y / max(|x| |y|, eps), each row reduced on its own.
+
+    torch.nn.functional.cosine_similarity rounds a row differently with the number of rows in
+    the launch (1 ulp, seen at 24 vs 6 rows), which broke bit-identical runs across batches.
+    """
+    return (x * y).sum(dim=1) / torch.sqrt((x * x).sum(dim=1) * (y * y).sum(dim=1)).clamp_min(eps)
 
 
 class Hybrid(CognitiveModule):
     name = "hybrid"
     reads = ("broadcast", "expectation", "unconscious")
-    # Its decision only: the content is a blend of the others' contents (its alignment would be a
-    # weighted sum of theirs) and its salience |2 p_act - 1| a function of p_act.
+    # Its decision only: its content (2 p_act - 1) * action is a function of p_act.
     unit_signals = ("p_act",)
 
-    def __init__(self, cfg, dtype, device, model: str):
-        self.cfg, self.dtype, self.device, self.model = cfg, dtype, device, model
+    def __init__(self, cfg, content_dim: int, seed: int, dtype, device, model: str):
+        self.cfg, self.D, self.seed, self.dtype, self.device, self.model = cfg, content_dim, seed, dtype, device, model
         self.variant = "quantum" if model == "quantum" else "classical"
+        self.shapes = self.weight_shapes(cfg, content_dim)
+
+    @classmethod
+    def weight_shapes(cls, cfg, content_dim, width=None):
+        return {"action": (content_dim,)}
+
+    def init_weights(self, agents):
+        action = self.weight_streams(agents, "action").normal(*self.shapes["action"]) / math.sqrt(2.0)
+        return {"action": per_agent(action, self.dtype, self.device)}
 
     @property
     def backend_name(self):
@@ -48,18 +77,20 @@ class Hybrid(CognitiveModule):
         from cognition import decision
 
         e, u = inputs["expectation"], inputs["unconscious"]
-        agreement = torch.nn.functional.cosine_similarity(e.content, u.content, dim=1, eps=1e-12)
-        belief = torch.sigmoid(self.cfg.belief_gain * agreement)
-        unreliability = torch.tanh(e.salience)
+        agreement = cosine(e.content, u.content)
+        belief = batch_stable(torch.sigmoid, self.cfg.belief_gain * agreement)
+        unreliability = batch_stable(torch.tanh, e.salience)
         as_np = lambda x: x.detach().cpu().double().numpy()  # noqa: E731
         out = decision.choice_probabilities(
             as_np(belief), as_np(self.cfg.mu_scale * (1.0 - unreliability)), self.cfg.gamma,
             t=self.cfg.time, model=self.model, mu_b=as_np(self.cfg.mu_scale * unreliability))
         as_t = lambda a: torch.as_tensor(np.asarray(a), dtype=self.dtype, device=self.device)  # noqa: E731
         p_act, interference = as_t(out["p_act"]), as_t(out["interference"])
-        content = p_act[:, None] * e.content + (1.0 - p_act[:, None]) * u.content
+        decided = 2.0 * p_act - 1.0
+        content = decided[:, None] * weights["action"]
         extras = {"p_act": p_act, "interference": interference, "belief": belief}
-        return Proposal(content, (2.0 * p_act - 1.0).abs(), extras), state
+        novelty = ((content - inputs["broadcast"]) ** 2).mean(dim=1)
+        return Proposal(content, novelty, extras), state
 
     def units(self, proposal, b_prev):
         return proposal.extras["p_act"][:, None]

@@ -44,6 +44,27 @@ def candidate_masks(mask: np.ndarray, replicate_mibs: np.ndarray) -> np.ndarray:
     return np.vstack([mask[None], others])
 
 
+def plausible_mibs(ens: Ensemble, mask: np.ndarray, replicate_mibs: np.ndarray) -> tuple[np.ndarray, dict]:
+    """The candidate bipartitions (P, n), stated MIB first, and their replicate values
+    (:func:`replicate_values`, each (A + 1, P')) kept to the candidates: steps 1 and 2 above."""
+    masks = candidate_masks(mask, replicate_mibs)
+    values = replicate_values(ens, masks)
+    crit = values["phi_wms"] / values["k_norm"]  # K > 0: units are standardised (cognition.phi.ensemble)
+    diff_est, diff_se = jackknife_estimate(crit - crit[:, :1])
+    bound = float(scipy.stats.t.ppf(1.0 - SELECT_ALPHA, ens.agents - 1))
+    keep = diff_est <= bound * diff_se
+    keep[0] = True
+    return masks[keep], {k: v[:, keep] for k, v in values.items()}
+
+
+def union_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float, tuple[float, float]]:
+    """Jackknife estimate and SE of column 0 of ``values`` (A + 1, P), and the union of the t
+    intervals (A - 1 df) of every column: step 3 above."""
+    est, se = jackknife_estimate(values)
+    t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, values.shape[0] - 2))
+    return float(est[0]), float(se[0]), t, (float((est - t * se).min()), float((est + t * se).max()))
+
+
 def selection_aware_interval(ens: Ensemble, mask: np.ndarray, confidence: float,
                              replicate_mibs: np.ndarray) -> dict:
     """Bias-corrected Phi at ``mask`` (the stated MIB), its jackknife SE, and the union interval.
@@ -51,19 +72,8 @@ def selection_aware_interval(ens: Ensemble, mask: np.ndarray, confidence: float,
     replicate_mibs (A, n): each leave-one-agent-out replicate's own MIB. Returns
     {"estimate": {k: value}, "se": {k: se}, "ci": {k: (lo, hi)}, "candidates": count, "dof": A - 1}.
     """
-    A = ens.agents
-    masks = candidate_masks(mask, replicate_mibs)
-    values = replicate_values(ens, masks)
-    crit = values["phi_wms"] / values["k_norm"]  # K > 0: units are standardised (cognition.phi.ensemble)
-    diff_est, diff_se = jackknife_estimate(crit - crit[:, :1])
-    bound = float(scipy.stats.t.ppf(1.0 - SELECT_ALPHA, A - 1))
-    candidates = diff_est <= bound * diff_se
-    candidates[0] = True
-    t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, A - 1))
-    out = {"estimate": {}, "se": {}, "ci": {}, "candidates": int(candidates.sum()), "dof": A - 1}
+    masks, values = plausible_mibs(ens, mask, replicate_mibs)
+    out = {"estimate": {}, "se": {}, "ci": {}, "candidates": len(masks), "dof": ens.agents - 1}
     for k in CORRECTED:
-        est, se = jackknife_estimate(values[k])
-        out["estimate"][k], out["se"][k] = float(est[0]), float(se[0])
-        lo, hi = est[candidates] - t * se[candidates], est[candidates] + t * se[candidates]
-        out["ci"][k] = (float(lo.min()), float(hi.max()))
+        out["estimate"][k], out["se"][k], _, out["ci"][k] = union_interval(values[k], confidence)
     return out

@@ -120,8 +120,10 @@ def _null_draws(units, per_window, rng, surrogates: int):
 
 def run_bands(config: dict, phi_summary: dict, units: np.ndarray, cycles: int) -> dict:
     """:func:`phi_bands` of a run from its resolved config (config.yaml as a dict), its report's
-    ``phi`` section and its recorded units (agents, >= cycles, n_units)."""
+    ``phi`` section and its recorded units (rows, >= cycles, n_units): the run's own agents' rows."""
+    from cognition.controls import intact_rows
+
     p = config["phi"]
-    return phi_bands(units[:, :cycles, :], measure=p["measure"], window=phi_summary["window_cycles"], lag=p["lag"],
+    return phi_bands(intact_rows(units, config)[:, :cycles, :], measure=p["measure"], window=phi_summary["window_cycles"], lag=p["lag"],
                      shrinkage=p["shrinkage"], seed=config["run"]["seed"], bootstrap=p["bootstrap"],
                      surrogates=p["surrogates"], confidence=p["confidence"])

@@ -94,7 +94,7 @@ def module_order(records: list[dict], enabled: list[str]) -> list[str]:
 
 
 def workspace_over_cycles(records: list[dict], enabled: list[str], path: Path) -> Path | None:
-    """Mean salience per module (top) and the share of agents each module won (bottom, stacked)."""
+    """Mean evidence (salience) per module (top) and the share of agents each module won (bottom, stacked)."""
     if not records:
         return None
     plt = pyplot()
@@ -105,7 +105,7 @@ def workspace_over_cycles(records: list[dict], enabled: list[str], path: Path) -
         ax1.plot(cyc, [r["salience"][name] for r in records], lw=1.3, label=name)
     shares = np.array([[r["winner_share"].get(n, 0.0) for r in records] for n in names])
     ax2.stackplot(cyc, shares, labels=names, alpha=0.85)
-    ax1.set_ylabel("mean salience")
+    ax1.set_ylabel("mean evidence (own units)")
     ax1.set_title("Workspace competition")
     ax1.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax2.set_ylabel("share of agents won")

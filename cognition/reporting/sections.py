@@ -14,13 +14,17 @@ from cognition.reporting import fmt
 from cognition.reporting.document import Figure, Section, Table
 from cognition.reporting.plots import module_order
 from cognition.reporting.rundata import MODE_NAMES
+from cognition.reporting.workspace_report import competition_blocks, control_blocks
 
-SECTIONS = ("Summary", "Integrated information (Phi)", "Minimum-information bipartition", "Workspace competition",
-            "Hybrid cognition", "Memory and time", "Retries and fallbacks", "Criteria", "Provenance")
+SECTIONS = ("Summary", "Integrated information (Phi)", "Minimum-information bipartition",
+            "Causal control (yoked twins)", "Workspace competition", "Hybrid cognition", "Memory and time",
+            "Retries and fallbacks", "Criteria", "Provenance")
 MEASURES = ("tdmi", "phi_wms", "phi_r", "stochastic_interaction")
 CAPTIONS = {"phi": "Per-cycle Phi with its bootstrap band, the null model's band and the mean over cycles with its CI",
             "mib": "Side of the MIB of each unit, per cycle and for the whole run",
-            "workspace": "Mean salience per module and the share of agents each module won",
+            "workspace": "Mean evidence per module and the share of agents each module won",
+            "ignition": "Access of one module as its bid is swept up and down (hysteresis), and dwell times",
+            "controls": "Phi of the agents and of their yoked twins, and the difference with its CI",
             "hybrid": "Interference term, choice probability and belief of the hybrid module",
             "memory": "Memory, seconds and agents per launch per cycle"}
 
@@ -47,14 +51,16 @@ def run_sections(report: dict, records: list[dict], provenance: dict, config: di
         _summary(report, records, provenance, config),
         Section(SECTIONS[1], _phi_blocks(report, records) + fig("phi")),
         Section(SECTIONS[2], _mib_blocks(report, records) + fig("mib")),
-        Section(SECTIONS[3], _workspace_blocks(records, config["modules"]["enabled"]) + fig("workspace")),
-        Section(SECTIONS[4], _hybrid_blocks(records) + fig("hybrid")),
-        Section(SECTIONS[5], _resource_blocks(report, records) + fig("memory")),
-        Section(SECTIONS[6], _retry_blocks(report, provenance)),
-        Section(SECTIONS[7], [Table(["criterion", "value", "required", "result"],
+        Section(SECTIONS[3], control_blocks(report) + fig("controls")),
+        Section(SECTIONS[4], competition_blocks(report, records, config["modules"]["enabled"]) + fig("workspace")
+                + fig("ignition")),
+        Section(SECTIONS[5], _hybrid_blocks(records) + fig("hybrid")),
+        Section(SECTIONS[6], _resource_blocks(report, records) + fig("memory")),
+        Section(SECTIONS[7], _retry_blocks(report, provenance)),
+        Section(SECTIONS[8], [Table(["criterion", "value", "required", "result"],
                                     [[c["name"], criterion_value(c), str(c["required"]),
                                       "pass" if c["passed"] else "FAIL"] for c in report["criteria"]])]),
-        Section(SECTIONS[8], _provenance_blocks(provenance, config)),
+        Section(SECTIONS[9], _provenance_blocks(provenance, config)),
     ]
 
 
@@ -176,17 +182,6 @@ def _mib_blocks(report: dict, records: list[dict]) -> list:
                   f"most frequent per-cycle MIB ({count} cycles): {{{', '.join(names[i] for i in top[0])}}} | "
                   f"{{{', '.join(names[i] for i in top[1])}}}"]
     return [items]
-
-
-def _workspace_blocks(records: list[dict], enabled: list[str]) -> list:
-    if not records:
-        return ["No cycle completed."]
-    names = module_order(records, enabled)
-    rows = [[n, fmt.number(float(np.mean([r["salience"][n] for r in records]))),
-             fmt.percent(float(np.mean([r["winner_share"].get(n, 0.0) for r in records]))),
-             fmt.percent(records[-1]["winner_share"].get(n, 0.0))] for n in names]
-    return [Table(["module", "mean salience", "share of agents won (mean over cycles)", "share won, last cycle"],
-                  rows)]
 
 
 def _hybrid_blocks(records: list[dict]) -> list:

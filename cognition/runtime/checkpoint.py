@@ -31,8 +31,10 @@ from typing import Any, Mapping
 import numpy as np
 
 # /2: per-agent module weights (drawn from the seed, not stored) and no unit history in the state;
-# a /1 checkpoint's state belongs to code whose agents shared one draw of weights
-FORMAT = "hybrid-cognition-checkpoint/2"
+# a /1 checkpoint's state belongs to code whose agents shared one draw of weights.
+# /3: the workspace's state (access units, evidence statistics, winner and dwell) and the rows of the
+# yoked control (agents, donors, twins)
+FORMAT = "hybrid-cognition-checkpoint/3"
 _FORMAT_FAMILY = FORMAT.rsplit("/", 1)[0] + "/"
 _NAME = re.compile(r"^ckpt-(\d{9})\.json$")
 _TREE_KEY = "__tree__"

@@ -95,7 +95,9 @@ def plan_run(cfg, budget_bytes: int, *, widths: dict | None = None,
     """Bytes the run needs at its configured batch, and the largest batch that fits."""
     from quantum.memory import statevector_bytes
 
-    agents = cfg.run.agents
+    from cognition.controls import rows_per_agent
+
+    agents = cfg.run.agents * rows_per_agent(cfg)  # batch rows: the agents, and their donors and twins
     batch = min(cfg.runtime.batch or agents, agents)
     classical = agents * (classical_bytes_per_agent(cfg) + weight_bytes_per_agent(cfg, widths))
     width = widest_circuit(cfg, widths)
@@ -115,7 +117,8 @@ def check_fits(cfg, budget_bytes: int, **kwargs) -> RunMemoryPlan:
     p = plan_run(cfg, budget_bytes, **kwargs)
     if not p.fits:
         field = "runtime.batch" if cfg.runtime.batch else "run.agents"
-        allowed = (f"at most {p.max_batch} agents per launch for a {budget_bytes / 2**20:.0f} MiB budget "
+        allowed = (f"at most {p.max_batch} agents per launch (rows: with the yoked control an agent, its donor "
+                   f"and its twin are 3) for a {budget_bytes / 2**20:.0f} MiB budget "
                    f"({p.total_bytes / 2**20:.1f} MiB needed at batch {p.batch}, half the budget kept as "
                    f"headroom); set runtime.batch or lower the qubit widths")
         if p.max_batch == 0:
@@ -166,9 +169,12 @@ def _gib(n: float) -> str:
 def check_host(cfg, n_units: int, *, available: int | None) -> dict:
     """ConfigError, before anything is allocated or written, when run.agents or run.cycles cannot fit
     host memory (per-agent state, and the final analysis over every cycle). Returns the plan (bytes)."""
+    from cognition.controls import rows_per_agent
+
     agents, cycles = cfg.run.agents, cfg.run.cycles
-    history = agents * n_units * 8  # bytes of unit signals per cycle
-    state = agents * (classical_bytes_per_agent(cfg) + weight_bytes_per_agent(cfg))
+    rows = agents * rows_per_agent(cfg)  # the agents, and their donors and twins
+    history = rows * n_units * 8  # bytes of unit signals per cycle
+    state = rows * (classical_bytes_per_agent(cfg) + weight_bytes_per_agent(cfg))
     plan = {"host_bytes": state + ANALYSIS_COPIES * history * cycles, "available_host_bytes": available}
     if available is not None and plan["host_bytes"] > available:
         # the agents' state alone too large: name the agents; else the analysis over every cycle
@@ -184,7 +190,10 @@ def check_disk(cfg, n_units: int, *, run_dir, free_disk: int | None, done: int =
     """ConfigError, before anything is written, when the per-cycle files of the cycles still to run
     (after ``done``) cannot fit the free disk. Returns the plan (bytes)."""
     cycles = cfg.run.cycles - done
-    plan = {"disk_bytes": cycles * (cfg.run.agents * n_units * 8 + METRICS_LINE_BYTES), "free_disk_bytes": free_disk}
+    from cognition.controls import rows_per_agent
+
+    rows = cfg.run.agents * rows_per_agent(cfg)
+    plan = {"disk_bytes": cycles * (rows * n_units * 8 + METRICS_LINE_BYTES), "free_disk_bytes": free_disk}
     if free_disk is not None and plan["disk_bytes"] > free_disk:
         raise ConfigError("run.cycles", cfg.run.cycles, f"a run whose unit history and metrics ({cycles} cycles to "
                                                         f"go) fit the disk of {run_dir}: they need about "

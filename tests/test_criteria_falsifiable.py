@@ -1,0 +1,71 @@
+"""Every default criterion of the main job can fail, and fails for the reason it names (issue 15, item 3).
+
+Each test runs the architecture (or its recorded units) in a condition where the hypothesis a
+criterion tests is false by construction, and checks that this criterion, and not another one,
+fails; the intact condition beside it passes. References are the constructions themselves: a
+broadcast lesion makes the yoked twins the agents bit for bit; agents' modules taken from
+different agents (cognition.benchmarks.calibration.disconnect_modules) are independent
+processes; a run shorter than the Phi window has no Phi.
+"""
+import json
+
+import numpy as np
+
+from cognition import analysis, criteria
+from cognition.benchmarks.calibration import disconnect_modules, real_run_units
+from cognition.config import load_config
+from runtools import fast_args, run
+
+BROADCAST = "the broadcast integrates: Phi(agents) - Phi(yoked twins) across the broadcast cut > 0"
+INTEGRATED = "integrated: every bipartition crossed by coupling (trial-shuffling test)"
+
+
+def _criteria(run_dir):
+    report = json.loads((run_dir / "report.json").read_text())
+    return report, {c["name"]: c["passed"] for c in report["criteria"]}
+
+
+def test_a_broadcast_lesion_fails_the_broadcast_criterion_and_the_intact_run_passes(tmp_path, capsys):
+    argv = fast_args(tmp_path, cycles=50, agents=32)
+    assert run(argv + ["--out", tmp_path / "intact"], capsys)[0] in (0, 1)
+    assert run(argv + ["--out", tmp_path / "lesion", "--lesion", "broadcast"], capsys)[0] == 1
+    intact, passed = _criteria(tmp_path / "intact")
+    assert passed[BROADCAST], intact["controls"]
+    lesion, failed = _criteria(tmp_path / "lesion")
+    assert not failed[BROADCAST]
+    # the reason: the modules never read their workspace, so the twins are the agents and the difference is 0
+    assert lesion["controls"]["yoked"]["twins_identical"]
+    assert lesion["controls"]["yoked"]["difference_bits"] == 0.0
+    assert lesion["controls"]["lesion"] == "broadcast"
+
+
+def test_modules_from_different_agents_fail_the_integration_criterion():
+    cfg = load_config(overrides={"phi": {"surrogates": 199, "bootstrap": 0}, "criteria": {"require_phi": False}})
+    units, names = real_run_units("disabled", seed=2, agents=32, cycles=50)
+    results = {}
+    for label, X in (("intact", units), ("disconnected", disconnect_modules(units, names, np.random.default_rng(0)))):
+        records = [{"cycle": t + 1} for t in range(X.shape[1])]  # no per-cycle Phi: the whole-run test decides
+        summary = analysis.summarise_phi(cfg, records, X, names, window=12)
+        checks = criteria.evaluate(cfg, status="completed", phi_summary=summary, controls=None,
+                                   provenance={"device": {}, "classical_components": []}, unrecovered_errors=0)
+        results[label] = {c["name"]: c for c in checks}
+    assert results["intact"][INTEGRATED]["passed"], results["intact"][INTEGRATED]
+    assert not results["disconnected"][INTEGRATED]["passed"]
+    assert results["disconnected"][INTEGRATED]["value"] > 0.05  # its p-value, not a missing number
+
+
+def test_a_run_shorter_than_the_phi_window_fails_the_phi_criterion(tmp_path, capsys):
+    rc, out, _ = run(fast_args(tmp_path, cycles=5, agents=8) + ["--out", tmp_path / "short", "--control", "none"],
+                     capsys)
+    assert rc == 1
+    _, passed = _criteria(tmp_path / "short")
+    assert not passed["Phi estimated and finite"]
+    assert BROADCAST not in passed  # --control none drops the control's criterion with the control
+
+
+def test_a_floor_on_absolute_phi_is_available_but_not_a_default():
+    assert load_config().criteria.min_mean_phi_bits is None
+    cfg = load_config(overrides={"criteria": {"min_mean_phi_bits": 0.3}})
+    checks = criteria.evaluate(cfg, status="completed", phi_summary={"mean_bits": 0.2}, controls=None,
+                               provenance={"device": {}, "classical_components": []}, unrecovered_errors=0)
+    assert {c["name"]: c["passed"] for c in checks}["mean Phi"] is False
