@@ -86,6 +86,7 @@ class ModulesConfig:
     expectation: ExpectationConfig = field(default_factory=ExpectationConfig)
     unconscious: UnconsciousConfig = field(default_factory=UnconsciousConfig)
     hybrid: HybridConfig = field(default_factory=HybridConfig)
+    settings: dict = field(default_factory=dict)  # plug-in module name -> its settings (cognition.plugins)
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,6 @@ class Config:
         return to_plain(dataclasses.asdict(self))
 
 
-MODULE_NAMES = ("expectation", "unconscious", "hybrid")
 PHI_SHRINKAGE = (None, "ledoit-wolf")
 
 
@@ -203,13 +203,15 @@ def available_presets() -> list[str]:
 
 
 def _validate_cross_fields(cfg: Config) -> None:
+    from cognition import plugins
+
     for name in cfg.modules.enabled:
-        if name not in MODULE_NAMES:
-            raise ConfigError("modules.enabled", name, "module names from " + ", ".join(MODULE_NAMES))
+        plugins.check_enabled(name)
     if len(set(cfg.modules.enabled)) != len(cfg.modules.enabled):
         raise ConfigError("modules.enabled", list(cfg.modules.enabled), "each module at most once")
     if not cfg.modules.enabled:
         raise ConfigError("modules.enabled", [], "at least one module")
+    plugins.check_settings(cfg)
     if cfg.phi.shrinkage not in PHI_SHRINKAGE:
         raise ConfigError("phi.shrinkage", cfg.phi.shrinkage, "null or 'ledoit-wolf'")
     if cfg.phi.shrinkage == "ledoit-wolf" and cfg.phi.centre != "pooled":

@@ -67,7 +67,7 @@ def _describe(tp) -> str:
         return "null"
     if origin is tuple:
         return "a list"
-    return {int: "an integer", float: "a finite number", bool: "true or false", str: "a string"}.get(tp, str(tp))
+    return {dict: "a mapping", int: "an integer", float: "a finite number", bool: "true or false", str: "a string"}.get(tp, str(tp))
 
 
 def _coerce(value, tp, name: str):
@@ -94,6 +94,10 @@ def _coerce(value, tp, name: str):
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             raise ConfigError(name, value, "a list of names")
         return tuple(value)
+    if tp is dict:  # a free mapping, checked later by whoever reads it (e.g. a plug-in's settings)
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return dict(value)
+        raise ConfigError(name, value, "a mapping of names to values")
     if tp is bool:
         if isinstance(value, bool):
             return value

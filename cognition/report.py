@@ -66,11 +66,13 @@ def build(*, status: str, message: str, phi_summary: dict, criteria: list[dict],
     return report
 
 
-def write(run_dir: Path, report: dict, records) -> list[Path]:
-    """Write report.json, the PNG plots, report.md and report.html into ``run_dir``; return the PNGs.
+def write(run_dir: Path, report: dict, records, finish=None) -> list[Path]:
+    """Write the PNG plots, report.json, report.md and report.html into ``run_dir``; return the PNGs.
 
     ``records`` as metrics.jsonl holds them (read back from it), so that a rebuild from the
     directory draws the same report. Reads config.yaml and provenance.json from ``run_dir``.
+    ``finish(report)``, called after the plots and before any text is written, may set the
+    figures measured last (the run's wall-clock time, the process's peak memory).
     """
     from cognition.reporting import document, plots, sections, workspace_report
     from cognition.rundir import write_json
@@ -78,7 +80,6 @@ def write(run_dir: Path, report: dict, records) -> list[Path]:
     run_dir = Path(run_dir)
     provenance = json.loads((run_dir / "provenance.json").read_text())
     config = yaml.safe_load((run_dir / "config.yaml").read_text())
-    write_json(run_dir / "report.json", report)
     phi = report["phi"]
     figures = {
         "phi": plots.phi_over_cycles(records, phi, report.get("phi_bands"), run_dir / PLOTS["phi"]),
@@ -89,6 +90,9 @@ def write(run_dir: Path, report: dict, records) -> list[Path]:
         "ignition": workspace_report.ignition_plot(report, run_dir / PLOTS["ignition"]),
         "controls": workspace_report.control_plot(report, run_dir / PLOTS["controls"]),
     }
+    if finish is not None:
+        finish(report)
+    write_json(run_dir / "report.json", report)
     title = sections.title(report, provenance)
     body = sections.run_sections(report, records, provenance, config, figures)
     (run_dir / "report.md").write_text(document.markdown(title, body))

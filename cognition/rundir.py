@@ -119,6 +119,27 @@ def check_resumable(path: str | Path) -> Path:
     return path
 
 
+def open_for_resume(path: str | Path, check=None):
+    """Lock a run directory to continue it and read its configuration: (Config, path, lock).
+
+    ``check(config_yaml_dict)`` may refuse the resume (UsageError) under the lock, e.g. flags that
+    contradict the run's own config.yaml. The lock is released again when anything fails.
+    """
+    from cognition.config import config_from_resolved, read_yaml
+
+    run_dir = check_resumable(path)
+    lock = RunDirLock(run_dir, "--resume").acquire()
+    try:
+        check_resumable(run_dir)  # again, under the lock
+        data = read_yaml(run_dir / CONFIG, f"--resume {CONFIG}")
+        if check is not None:
+            check(data)
+        return config_from_resolved(data), run_dir, lock
+    except BaseException:
+        lock.release()
+        raise
+
+
 def write_json(path: Path, data) -> None:
     """Write JSON atomically (temp file, fsync, rename, fsync of the directory)."""
     text = json.dumps(data, indent=2, sort_keys=True, default=jsonable) + "\n"

@@ -67,6 +67,25 @@ def config_hash(cfg) -> str:
     return hashlib.sha256(json.dumps(science, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def check_module_set(saved: dict, running: dict) -> None:
+    """CheckpointError (one line) naming the first difference between the module set a checkpoint
+    was written by and the one this run built (names, variants, classes, units)."""
+    def text(m):
+        return f"{m['name']} ({m['variant']}, {m['class']})"
+
+    have, want = saved.get("modules", []), running["modules"]
+    for a, b in zip(have, want):
+        if a != b:
+            raise CheckpointError(f"checkpoint was written by module {text(a)}; this run has {text(b)}")
+    if len(have) != len(want):
+        raise CheckpointError(f"checkpoint was written by modules {', '.join(m['name'] for m in have)}; "
+                              f"this run has {', '.join(m['name'] for m in want)}")
+    if saved.get("units") != running["units"]:
+        units = saved.get("units") or []
+        raise CheckpointError(f"checkpoint was written with {len(units)} units ({', '.join(units)}); this run "
+                              f"has {len(running['units'])} ({', '.join(running['units'])})")
+
+
 def event(cycle: int, kind: str, detail: str) -> dict:
     return {"cycle": cycle, "kind": kind, "detail": detail}
 
@@ -112,6 +131,9 @@ class Runner:
             raise CheckpointError(f"checkpoint format {payload.get('format')!r} is not {CHECKPOINT_FORMAT!r}")
         if payload.get("config_hash") != config_hash(self.cfg):
             raise CheckpointError("checkpoint was written by a different configuration (config hash differs)")
+        # checkpoints from before plug-in modules carry no module set: their config fixed it
+        if "module_set" in payload:
+            check_module_set(payload["module_set"], self._module_set())
         dev, dt = self.loop.device, self.loop.dtype
         modules = {n: {k: v.to(device=dev, dtype=dt) if v.is_floating_point() else v.to(dev)
                        for k, v in s.items()} for n, s in payload["modules"].items()}
@@ -145,9 +167,15 @@ class Runner:
         return notes
 
     # -- checkpoints -------------------------------------------------------
+    def _module_set(self) -> dict:
+        from cognition.modules import module_set
+
+        return module_set(self.loop.modules.values(), self.loop.unit_names)
+
     def _checkpoint(self, state: LoopState, progress: Progress) -> None:
         offsets = self.files.commit()
         payload = {"format": CHECKPOINT_FORMAT, "config_hash": config_hash(self.cfg), "cycle": state.cycle,
+                   "module_set": self._module_set(),
                    "broadcast": state.broadcast.cpu(),
                    "modules": {n: {k: v.cpu() for k, v in s.items()} for n, s in state.modules.items()},
                    "workspace": {k: v.cpu() for k, v in state.workspace.items()},

@@ -16,17 +16,14 @@ from cognition.errors import UsageError
 from cognition.runtime.checkpoint import CheckpointError
 
 
-def _progress(total: int):
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="cycles", unit="cycle", disable=not sys.stderr.isatty(), leave=False)
-
-
 def note(run_dir, text: str) -> None:
     print(f"note: {run_dir}: {text}", file=sys.stderr)
 
 
 class Session:
+    show_progress = True  # progress of the cycles, analysis and report on stderr (cognition.progress)
+    run_seconds: float | None = None  # wall-clock seconds of run(): cycles, analysis and report
+
     def __init__(self, cfg, *, out=None, resume_dir=None, faults=None, argv=None, lock=None):
         from cognition.assemble import assemble
         from cognition.runtime.threads import set_cpu_threads
@@ -167,11 +164,15 @@ class Session:
 
     def run(self) -> dict:
         """Run the cycles and write the report; RunStopped (one line) when that fails."""
+        import time
+
+        from cognition.progress import Progress
         from cognition.runtime.stop import RunStopped, StopNow, StopRequest, stopped_message
         from cognition.session_report import resume_note, write_report
 
+        started, show = time.perf_counter(), Progress(enabled=self.show_progress)
         runner = self.runner
-        runner.progress = _progress(self.cfg.run.cycles)
+        runner.progress = show.bar("cycles", self.cfg.run.cycles)
         with StopRequest() as stop:
             try:
                 try:
@@ -190,7 +191,9 @@ class Session:
                 stop.urgent = True
                 runner.progress.close()
                 try:
-                    return write_report(self, prov, outcome)
+                    rep = write_report(self, prov, outcome, progress=show, started=started)
+                    self.run_seconds = rep["telemetry"]["run_wall_seconds"]
+                    return rep
                 except (Exception, StopNow) as exc:
                     raise RunStopped(stopped_message(exc, where=f"after cycle {outcome.cycles_done}, while writing "
                                                      "the report", run_dir=self.run_dir,

@@ -19,29 +19,49 @@ def resume_note(cfg, start, resuming: bool) -> str | None:
     return None
 
 
-def write_report(session, provenance: dict, outcome) -> dict:
-    """Analyse the run directory's files and write report.json/.md/.html; return the report."""
+def write_report(session, provenance: dict, outcome, *, progress=None, started: float | None = None) -> dict:
+    """Analyse the run directory's files and write report.json/.md/.html; return the report.
+
+    ``started``: ``time.perf_counter()`` when the run began; the report's
+    ``telemetry.run_wall_seconds`` is the wall-clock time from then to the end of the plots (cycles,
+    analysis and report), the figure the CLI prints too. Its ``telemetry.mem_peak_rss_bytes`` is the
+    process's peak RSS, read after the analysis and the plots. (Telemetry, because both legitimately
+    differ between a run and its resumed twin.)
+    """
+    import time
+
     from cognition import analysis, criteria, report
     from cognition.competition import summarise_competition
     from cognition.controls import split_rows
+    from cognition.progress import Progress
     from cognition.runfiles import RunRecords
-    from cognition.runtime.telemetry import summarise
+    from cognition.runtime.telemetry import process_peak_rss_bytes, summarise
     from cognition.runtime.unit_history import read_history
 
+    progress = progress or Progress(enabled=False)
+    started = time.perf_counter() if started is None else started
     cfg, loop, files = session.cfg, session.assembly.loop, session.runner.files
     records = RunRecords(files.metrics_path)
     units = read_history(files.history_path)  # (rows, cycles, n_units): agents, then donors and twins
     groups = split_rows(units, cfg.run.agents, cfg.control.yoked)
-    phi_summary = analysis.summarise_phi(cfg, records, groups["intact"], loop.unit_names, loop.phi_window)
-    controls = analysis.summarise_controls(cfg, groups, len(records), loop.unit_names)
-    competition = summarise_competition(cfg, records, loop.declared)
-    unrecovered = 1 if outcome.status == "failed" else 0
-    checks = criteria.evaluate(cfg, status=outcome.status, phi_summary=phi_summary, controls=controls,
-                               provenance=provenance, unrecovered_errors=unrecovered)
-    tel = summarise(r["telemetry"] for r in records if r.get("telemetry"))
-    rep = report.build(status=outcome.status, message=outcome.message, phi_summary=phi_summary,
-                       criteria=checks, provenance=provenance, retries=outcome.retries, records=records,
-                       telemetry_summary=tel, cfg=cfg, units=units, events=outcome.events,
-                       controls=controls, competition=competition)
-    report.write(session.run_dir, rep, records)
+    with progress.phase("analysis"):
+        phi_summary = analysis.summarise_phi(cfg, records, groups["intact"], loop.unit_names, loop.phi_window)
+        controls = analysis.summarise_controls(cfg, groups, len(records), loop.unit_names)
+        competition = summarise_competition(cfg, records, loop.declared)
+        unrecovered = 1 if outcome.status == "failed" else 0
+        checks = criteria.evaluate(cfg, status=outcome.status, phi_summary=phi_summary, controls=controls,
+                                   provenance=provenance, unrecovered_errors=unrecovered)
+        tel = summarise(r["telemetry"] for r in records if r.get("telemetry"))
+        rep = report.build(status=outcome.status, message=outcome.message, phi_summary=phi_summary,
+                           criteria=checks, provenance=provenance, retries=outcome.retries, records=records,
+                           telemetry_summary=tel, cfg=cfg, units=units, events=outcome.events,
+                           controls=controls, competition=competition)
+
+    def finish(rep: dict) -> None:
+        rep["telemetry"]["mem_peak_rss_bytes"] = max(rep["telemetry"].get("mem_peak_rss_bytes", 0),
+                                                     process_peak_rss_bytes())
+        rep["telemetry"]["run_wall_seconds"] = time.perf_counter() - started
+
+    with progress.phase("report"):
+        report.write(session.run_dir, rep, records, finish=finish)
     return rep

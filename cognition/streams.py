@@ -15,14 +15,39 @@ Consequences the package relies on:
 * agent i's weights are the same in a run of 8 agents and one of 65 536, so the
   seed fixes the whole population and agents are independent replications.
 
-Philox4x64 key: (seed word, agent << 8 | module). Counter: (0, cycle, 0, 0) for noise,
-(0, 0, weight, 1) for weights; a stream only advances word 0, so the two never meet.
+Philox4x64 key: (seed word, agent << 8 | module byte). Counter: (0, cycle, 0, name << 8 | 0)
+for noise, (0, 0, weight, name << 8 | 1) for weights; a stream only advances word 0, so no
+two streams meet. The built-in streams (``MODULE_IDS``: expectation 1, unconscious 2,
+hybrid 3, workspace 4, init 5) have their own module byte and ``name`` 0, so their draws are
+those of every run before plug-in modules existed. Every other name (a plug-in module,
+:mod:`cognition.plugins`) has module byte 0, which no built-in uses, and ``name`` =
+:func:`plugin_stream_id`, the first 56 bits of its name's SHA-256: its streams cannot meet a
+built-in's, and two plug-ins' can only meet if their names' 56-bit ids are equal, which the
+registry refuses at registration.
 """
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 
 MODULE_IDS = {"expectation": 1, "unconscious": 2, "hybrid": 3, "workspace": 4, "init": 5}
+PLUGIN_MODULE_BYTE = 0  # the key's module byte for every name outside MODULE_IDS
+
+
+def plugin_stream_id(name: str) -> int:
+    """The stable 56-bit id of a stream name outside ``MODULE_IDS``: the first 7 bytes of
+    SHA-256(name, UTF-8), big-endian. Fixed by the name alone (not by registration order)."""
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:7], "big")
+
+
+def stream_key(module: str) -> tuple[int, int]:
+    """(module byte of the Philox key, name word of the counter) of the streams named ``module``."""
+    if module in MODULE_IDS:
+        return MODULE_IDS[module], 0
+    if not isinstance(module, str) or not module:
+        raise ValueError(f"stream name {module!r}: expected a non-empty module name")
+    return PLUGIN_MODULE_BYTE, plugin_stream_id(module)
 
 
 def master_key(seed: int) -> np.uint64:
@@ -36,8 +61,8 @@ class AgentStreams:
     def __init__(self, seed: int, agents: np.ndarray, module: str, cycle: int):
         self._key0 = master_key(seed)
         self.agents = np.asarray(agents, dtype=np.int64)
-        self._module = MODULE_IDS[module]
-        self._counter = (0, int(cycle), 0, 0)
+        self._module, self._name = stream_key(module)
+        self._counter = (0, int(cycle), 0, self._name << 8)
 
     @classmethod
     def weights(cls, seed: int, agents: np.ndarray, module: str, weight: int) -> "AgentStreams":
@@ -45,7 +70,7 @@ class AgentStreams:
         if int(weight) < 0:
             raise ValueError(f"weight={weight} must be a non-negative weight index")
         streams = cls(seed, agents, module, 0)
-        streams._counter = (0, 0, int(weight), 1)
+        streams._counter = (0, 0, int(weight), streams._name << 8 | 1)
         return streams
 
     def _generator(self, agent: int) -> np.random.Generator:

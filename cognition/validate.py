@@ -9,9 +9,8 @@ another process (nothing is written).
 from __future__ import annotations
 
 import sys
-import time
 
-from cognition.config import available_presets, config_from_resolved, load_config, read_yaml
+from cognition.config import available_presets, load_config
 from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least
 from cognition.errors import UsageError
 
@@ -101,40 +100,25 @@ def _contradictions(args, run_config: dict) -> list[str]:
 
 def _open_resume(args):
     """Lock the run directory, read its config.yaml, and refuse flags that contradict it."""
-    from cognition.rundir import check_resumable
-    from cognition.runtime.lock import RunDirLock
+    from cognition.rundir import open_for_resume
 
     stray = [f"--{f}" for f in ("config", "preset", "out") if getattr(args, f) is not None]
     if stray:
         raise UsageError(f"--resume continues a run with its own config.yaml; {stray[0]} cannot be used with it")
-    run_dir = check_resumable(args.resume)
-    lock = RunDirLock(run_dir, "--resume").acquire()
-    try:
-        check_resumable(run_dir)  # again, under the lock
-        data = read_yaml(run_dir / "config.yaml", "--resume config.yaml")
+
+    def check(data: dict) -> None:
         contradicting = _contradictions(args, data)
         if contradicting:
-            raise UsageError(f"--resume {run_dir}: the flags contradict the run's config.yaml: "
+            raise UsageError(f"--resume {args.resume}: the flags contradict the run's config.yaml: "
                              f"{'; '.join(contradicting)}; a resumed run keeps its own settings, drop those flags")
-        return config_from_resolved(data), run_dir, lock
-    except BaseException:
-        lock.release()
-        raise
 
-
-def _faults(spec):
-    if not spec:
-        return None
-    from cognition.runtime.faults import FaultInjector, parse_fault_spec
-
-    try:
-        return FaultInjector(parse_fault_spec(spec))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    return open_for_resume(args.resume, check)
 
 
 def _session(args, argv):
-    faults = _faults(args.inject_fault)
+    from cognition.api import fault_injector
+
+    faults = fault_injector(args.inject_fault)
     from cognition.session import Session
 
     argv = list(sys.argv if argv is None else argv)
@@ -157,7 +141,6 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    t0 = time.perf_counter()
     try:
         report = session.run()
     except RunStopped as exc:
@@ -165,11 +148,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAILED
     finally:
         session.close()
-    _print_summary(report, session.run_dir, time.perf_counter() - t0)
+    _print_summary(report, session.run_dir, report["telemetry"]["run_wall_seconds"])
     return EXIT_OK if report["passed"] else EXIT_FAILED
 
 
 def _print_summary(report: dict, run_dir, seconds: float) -> None:
+    """seconds: the report's ``telemetry.run_wall_seconds`` (cycles, analysis and report), so the two say the same."""
     phi = report["phi"]
     value, ci, p = phi.get("headline_bits"), phi.get("headline_ci_bits"), phi.get("headline_p_value")
     line = (f"{phi['measure']} (whole run, {phi.get('headline_method', '')}): {value:.4f} bits"
@@ -181,7 +165,10 @@ def _print_summary(report: dict, run_dir, seconds: float) -> None:
         if phi.get("weakest_cut"):
             line += " (weakest cut: " + " | ".join(", ".join(part) for part in phi["weakest_cut"]) + ")"
     print(f"run directory: {run_dir}")
-    print(f"status: {report['status']}, {report['cycles_completed']} cycles in {seconds:.1f} s; {line}")
+    from cognition.reporting import fmt
+
+    print(f"status: {report['status']}, {report['cycles_completed']} cycles in {fmt.seconds(seconds)} "
+          f"(wall clock: cycles, analysis, report); {line}")
     if phi.get("calibration"):
         from cognition.reporting.sections import calibration_text
 

@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+from cognition.progress import is_progress_line
 from cognition.validate import main
 
 FAST_PHI = "phi: {bootstrap: 20, surrogates: 20}\n"  # the report's resampling is not what these tests check
@@ -16,11 +17,12 @@ def fast_args(tmp_path: Path, cycles: int = 20, agents: int = 4, extra: str = ""
 
 
 def run(argv, capsys) -> tuple[int, str, list[str]]:
-    """``python -m cognition.validate argv`` in this process: (exit code, stdout, non-blank stderr lines)."""
+    """``python -m cognition.validate argv`` in this process: (exit code, stdout, non-blank stderr lines
+    other than the plain progress lines)."""
     capsys.readouterr()
     rc = main([str(a) for a in argv])
     out, err = capsys.readouterr()
-    return rc, out, [ln for ln in err.splitlines() if ln.strip()]
+    return rc, out, [ln for ln in err.splitlines() if ln.strip() and not is_progress_line(ln)]
 
 
 def science(run_dir: Path):

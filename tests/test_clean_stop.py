@@ -13,6 +13,7 @@ import pytest
 from clitools import command
 from runtools import fast_args, run, science
 
+from cognition.progress import is_progress_line
 from cognition.runtime.checkpoint import CheckpointStore
 
 
@@ -106,7 +107,7 @@ def test_ctrl_c_twice_or_during_the_report(reference, tmp_path, capsys, when, li
     out = tmp_path / "run"
     proc = command("cognition.validate", *fast_args(tmp_path), "--out", out, wait=False)
     _, stderr = _signal_when(proc, out / "metrics.jsonl", lines, delays)
-    err = [ln for ln in stderr.splitlines() if ln.strip()]
+    err = [ln for ln in stderr.splitlines() if ln.strip() and not is_progress_line(ln)]
     assert proc.returncode == 1 and "Traceback" not in stderr, stderr
     assert len(err) == 1 and "SIGINT received" in err[0] and f"--resume {out}" in err[0], stderr
     rc, _, err = run(["--resume", out], capsys)

@@ -24,7 +24,7 @@ def test_every_preset_loads_and_round_trips(preset):
     ({"quantum": {"mode": "turbo"}}, "quantum.mode", "'full'"),
     ({"phi": {"confidence": 1.0}}, "phi.confidence", "< 1"),
     ({"phi": {"shrinkage": "oas"}}, "phi.shrinkage", "ledoit-wolf"),
-    ({"modules": {"enabled": ["expectation", "telepathy"]}}, "modules.enabled", "module names"),
+    ({"modules": {"enabled": ["expectation", "telepathy"]}}, "modules.enabled", "a registered module: expectation, unconscious, hybrid"),
     ({"quantum": {"mode": "lite", "lite_max_qubits": 4}, "modules": {"expectation": {"qubits": 6}}},
      "modules.expectation.qubits", "qubit cap 4"),
     ({"runtime": "fast"}, "runtime", "a mapping"),

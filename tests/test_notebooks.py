@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
 NOTEBOOKS = sorted(EXPERIMENTS.glob("*.ipynb"))
-EXPECTED = ["01_quickstart", "02_phi_tour", "03_quantum_cognition", "04_memory_and_speed"]
+EXPECTED = ["01_quickstart", "02_phi_tour", "03_quantum_cognition", "04_memory_and_speed", "05_own_module"]
 TIMEOUT_S = 600  # per cell; each notebook takes 10-30 s on 2 cores
 
 
@@ -32,7 +32,7 @@ def stored_outputs(nb) -> list[str]:
     return found
 
 
-def test_the_four_notebooks_are_there():
+def test_the_notebooks_are_there():
     assert [p.stem for p in NOTEBOOKS] == EXPECTED
 
 

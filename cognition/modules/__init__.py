@@ -1,35 +1,20 @@
-"""Cognitive modules and their registry.
+"""Cognitive modules, and how a configuration becomes module instances.
 
-``REGISTRY[name][variant]`` maps a module name and a variant ("quantum" or
-"classical") to its class; :func:`build_modules` turns a configuration into
-module instances. Quantum variants receive a quantum backend; classical ones
-never import qiskit.
+:func:`cognition.plugins.lookup` maps a module name and a variant ("quantum" or
+"classical") to its class, for the built-ins and for modules registered with
+:func:`register_module` or a ``cognition.modules`` entry point (docs/modules.md);
+:func:`build_modules` turns a configuration into module instances. Quantum variants
+of the built-ins receive a quantum backend; classical ones never import qiskit. A
+plug-in module is built as ``cls(settings, content_dim, seed, dtype, device)``.
 """
 from __future__ import annotations
 
 from cognition.errors import ConfigError
 from cognition.modules.base import CognitiveModule, Proposal, State, cat_trees, slice_tree
-from cognition.modules.expectation import ClassicalExpectation, QuantumExpectation
-from cognition.modules.hybrid import Hybrid
-from cognition.modules.unconscious import ClassicalUnconscious, QuantumUnconscious
+from cognition.plugins import (RegistrationError, is_builtin, lookup, register_module, registered, settings_of,
+                               unregister)
 
-REGISTRY = {
-    "expectation": {"quantum": QuantumExpectation, "classical": ClassicalExpectation},
-    "unconscious": {"quantum": QuantumUnconscious, "classical": ClassicalUnconscious},
-    "hybrid": {"quantum": Hybrid, "classical": Hybrid},
-}
 CIRCUIT_MODULES = ("expectation", "unconscious")
-
-
-def lookup(name: str, variant: str):
-    try:
-        variants = REGISTRY[name]
-    except KeyError:
-        raise ConfigError("modules.enabled", name, "one of " + ", ".join(REGISTRY)) from None
-    try:
-        return variants[variant]
-    except KeyError:
-        raise ConfigError(f"{name} variant", variant, "one of " + ", ".join(variants)) from None
 
 
 def variant_of(cfg) -> str:
@@ -51,7 +36,7 @@ def weight_values_per_agent(cfg, widths: dict | None = None) -> int:
 
     variant, total = variant_of(cfg), 0
     for name in cfg.modules.enabled:
-        mcfg = getattr(cfg.modules, name)
+        mcfg = settings_of(cfg, name)
         width = None
         if variant == "quantum" and name in CIRCUIT_MODULES:
             width = (widths or {}).get(name, min(mcfg.qubits, cfg.quantum.qubit_cap))
@@ -71,9 +56,11 @@ def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = Non
     seed, D = cfg.run.seed, cfg.run.content_dim
     modules = []
     for name in cfg.modules.enabled:
-        mcfg = getattr(cfg.modules, name)
+        mcfg = settings_of(cfg, name)
         cls = lookup(name, variant)
-        if name == "hybrid":
+        if not is_builtin(name):
+            modules.append(cls(mcfg, D, seed, dtype, device))
+        elif name == "hybrid":
             modules.append(cls(mcfg, D, seed, dtype, device, model="quantum" if quantum else "markov"))
         elif quantum:
             try:
@@ -85,5 +72,14 @@ def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = Non
     return modules
 
 
-__all__ = ["CognitiveModule", "Proposal", "State", "REGISTRY", "build_modules", "unit_signal_count", "variant_of",
+def module_set(modules, unit_names) -> dict:
+    """What a checkpoint must match to be resumed by these modules: each module's name, variant and
+    class (module.qualname), and the run's unit names in order."""
+    return {"modules": [{"name": m.name, "variant": m.variant,
+                         "class": f"{type(m).__module__}.{type(m).__qualname__}"} for m in modules],
+            "units": list(unit_names)}
+
+
+__all__ = ["CognitiveModule", "Proposal", "State", "RegistrationError", "build_modules", "lookup", "module_set",
+           "register_module", "registered", "unit_signal_count", "unregister", "variant_of",
            "weight_values_per_agent", "cat_trees", "slice_tree"]

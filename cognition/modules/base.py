@@ -42,19 +42,32 @@ class Proposal:
 
 
 class CognitiveModule(ABC):
-    """One node of the architecture.
+    """One node of the architecture (the module protocol; docs/modules.md).
 
     ``reads`` names what the module consumes: ``"broadcast"`` is the workspace
     broadcast of the previous cycle; any other name is the proposal another
     module makes in the same cycle, which fixes the order modules run in.
+
+    A module of one's own subclasses this, implements :meth:`init_state` and
+    :meth:`propose` (and, as it needs, ``unit_signals``/:meth:`units`,
+    :meth:`weight_shapes`/:meth:`init_weights`, :meth:`learn`), and is registered with
+    :func:`cognition.modules.register_module`. It is built as
+    ``cls(settings, content_dim, seed, dtype, device)`` (the default ``__init__`` below), where
+    ``settings`` is its ``settings_class`` filled from ``modules.settings.<name>``, or None.
     """
 
     name: str = ""
+    settings_class: type | None = None  # a (frozen) dataclass of a plug-in's settings, or None
     reads: tuple[str, ...] = ("broadcast",)
     variant: str = "classical"  # "quantum" or "classical"
     kernels: tuple[str, ...] = ()  # attributes holding pure tensor functions (cognition.runtime.compile)
     unit_signals: tuple[str, ...] = ("salience", "content_mean")  # its units of Phi (docs/architecture.md)
     shapes: dict = {}  # this instance's weight_shapes (set by the modules that have weights)
+
+    def __init__(self, settings, content_dim: int, seed: int, dtype, device):
+        """What a plug-in module is built with (the built-ins have constructors of their own)."""
+        self.settings, self.D, self.seed, self.dtype, self.device = settings, content_dim, seed, dtype, device
+        self.shapes = self.weight_shapes(settings, content_dim)
 
     @property
     def backend_name(self) -> str:
@@ -68,6 +81,11 @@ class CognitiveModule(ABC):
         at the end leaves the others' draws alone.
         """
         return {}
+
+    def initial_streams(self, agents) -> AgentStreams:
+        """The module's own streams at cycle 0 (no cycle draws from them), for random initial states;
+        the ``streams`` handed to :meth:`init_state` are the run's shared ``init`` streams."""
+        return AgentStreams(self.seed, agents, self.name, 0)
 
     def weight_streams(self, agents, name: str) -> AgentStreams:
         """The per-agent streams of weight ``name`` (see :meth:`weight_shapes`) under the run seed ``self.seed``."""

@@ -84,9 +84,20 @@ def _summary(report, records, provenance, config) -> Section:
              f"quantum mode: {MODE_NAMES.get(mode, mode)} ({mode}), {config['run']['agents']} agents, "
              f"seed {provenance.get('seed')}",
              f"device: {device_text(provenance['device'])}",
-             f"time: {fmt.seconds(float(np.nansum(secs)))} in total, median {fmt.seconds(_median(secs))} per cycle"]
+             run_time_text(report, secs)]
     blocks = [status + (f" {report['message']}" if report["message"] else ""), items]
     return Section(SECTIONS[0], blocks)
+
+
+def run_time_text(report: dict, secs: np.ndarray) -> str:
+    """The run's wall-clock time (``telemetry.run_wall_seconds``: cycles, analysis and report, the figure
+    the CLI prints), then the cycles' steps alone; reports of older runs have only the steps."""
+    steps = f"{fmt.seconds(float(np.nansum(secs)))} in the steps of {len(secs)} cycles, median " \
+            f"{fmt.seconds(_median(secs))} per cycle"
+    wall = (report.get("telemetry") or {}).get("run_wall_seconds")
+    if wall is None:
+        return f"time: {steps}"
+    return f"time: {fmt.seconds(wall)} wall clock for the run (cycles, analysis, report); {steps}"
 
 
 def device_text(dev: dict) -> str:
@@ -215,9 +226,7 @@ def _resource_blocks(report: dict, records: list[dict]) -> list:
     if "mem_alloc_retries" in tel:
         items.append(f"allocator retries (cudaMalloc failures that flushed the cache): {tel['mem_alloc_retries']}")
     if len(secs):
-        items += [f"time: {fmt.seconds(float(np.nansum(secs)))} in total over {len(secs)} cycles; median "
-                  f"{fmt.seconds(_median(secs))} per cycle; first cycle {fmt.seconds(float(secs[0]))} "
-                  "(includes warm-up)"]
+        items += [f"{run_time_text(report, secs)}; first cycle {fmt.seconds(float(secs[0]))} (includes warm-up)"]
     return [items or ["no telemetry recorded"]]
 
 

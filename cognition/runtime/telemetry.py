@@ -1,7 +1,9 @@
 """Per-cycle memory telemetry, and its summary for the report.
 
 Every key starts with ``mem_`` so telemetry is never mistaken for a result (a resumed
-run must reproduce results exactly; telemetry legitimately differs between runs).
+run must reproduce results exactly; telemetry legitimately differs between runs). The
+report's telemetry adds one more figure of that kind, ``run_wall_seconds``: the run's
+wall-clock time (cycles, analysis and report; :func:`cognition.session_report.write_report`).
 
 On CUDA (from ``torch.cuda.memory_stats``, the caching allocator's own counters):
 
@@ -16,7 +18,12 @@ On CUDA (from ``torch.cuda.memory_stats``, the caching allocator's own counters)
   forced a cache flush and retry (a fragmentation alarm before the OOM)
 
 On CPU: ``mem_rss_bytes`` (resident set size now) and ``mem_peak_rss_bytes`` (the
-process's high-water mark, from ``getrusage``).
+process's high-water mark so far: the kernel's ``getrusage`` figure, or the RSS now where
+that is higher, as it can be by a few pages since Linux sums its RSS counters lazily).
+
+The report's ``mem_peak_rss_bytes`` is read once more after the analysis and the plots
+(:func:`process_peak_rss_bytes`), on every device, so it is the whole process's peak as
+the operating system accounts it (what ``/usr/bin/time -v`` calls the maximum resident set size).
 """
 from __future__ import annotations
 
@@ -45,6 +52,15 @@ def peak_rss_bytes() -> int:
     """High-water resident set size of this process in bytes."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return int(peak if sys.platform == "darwin" else peak * 1024)  # Linux reports KiB
+
+
+def process_peak_rss_bytes() -> int:
+    """The operating system's high-water RSS of this process and of any child it waited for, in
+    bytes (``getrusage`` SELF and CHILDREN, as ``wait4`` reports it to ``/usr/bin/time``), or the
+    RSS now where that is higher."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    children = children if sys.platform == "darwin" else children * 1024
+    return max(peak_rss_bytes(), int(children), process_rss_bytes())
 
 
 def host_memory_bytes() -> tuple[int | None, int | None]:
@@ -94,7 +110,8 @@ class MemoryTelemetry:
 
     def sample(self) -> dict[str, float | int]:
         if not self.is_cuda:
-            return {"mem_rss_bytes": process_rss_bytes(), "mem_peak_rss_bytes": peak_rss_bytes()}
+            rss = process_rss_bytes()
+            return {"mem_rss_bytes": rss, "mem_peak_rss_bytes": max(rss, peak_rss_bytes())}
         import torch
 
         out = cuda_sample(torch.cuda.memory_stats(self.device))

@@ -1,0 +1,147 @@
+"""The Python API: configure, build, run, read the results (docs/api.md).
+
+The same run as ``python -m cognition.validate``, from a script or notebook::
+
+    import cognition.api as hc
+
+    cfg = hc.configure(preset="classical", run={"cycles": 30, "agents": 4})
+    with hc.Simulator(cfg, out="runs/first") as sim:   # builds and checks everything, claims the directory
+        results = sim.run()                           # cycles, checkpoints, OOM retries, Phi, the report
+    results.phi()                                     # (cycles,) per-cycle Phi in bits
+    results.probe("unconscious.salience")             # (agents, cycles)
+
+    sim = hc.Simulator.resume("runs/first")           # continue a stopped or killed run
+
+As in Nengo, the configuration is a plain declaration, building it (``Simulator(...)``)
+is where every check happens (config, devices, memory, the quantum backend, the module
+set), and running it is a separate call. :class:`Simulator` wraps the command line's own
+:class:`cognition.session.Session`, so a run made here and one made by the CLI write the
+same run directory and the same numbers. Bad input raises
+:class:`cognition.errors.UsageError` (a ``ConfigError`` for a config field) with a
+one-line message; a run that stops after its start raises
+:class:`cognition.runtime.stop.RunStopped`, with its checkpoint written.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cognition.config import Config, load_config
+from cognition.errors import UsageError
+from cognition.results import RunResults
+
+
+def configure(preset: str | None = None, path: str | Path | None = None, **sections) -> Config:
+    """A validated :class:`~cognition.config.Config`: defaults < ``preset`` < the YAML file ``path`` <
+    ``sections`` (e.g. ``run={"cycles": 30}``, ``modules={"enabled": [...]}``), like the CLI's layers."""
+    return load_config(preset=preset, path=path, overrides=sections or None)
+
+
+class Simulator:
+    """One run of the architecture in a run directory of its own.
+
+    config:   a :class:`Config` (see :func:`configure`); a dict is taken as ``configure(**config)``
+    out:      the run directory to create (default ``runs/<time>-<mode>-<random>``)
+    progress: show progress on stderr (a bar on a terminal, plain lines otherwise)
+    faults:   a fault spec string as ``--inject-fault`` takes (``"oom@7"``, ``"sigkill@12"``), to rehearse
+    """
+
+    def __init__(self, config: Config | dict | None = None, *, out: str | Path | None = None,
+                 progress: bool = True, faults: str | None = None, _resume=None):
+        from cognition.session import Session
+
+        if config is None or isinstance(config, dict):
+            config = configure(**(config or {}))
+        if not isinstance(config, Config):
+            raise UsageError(f"config = {type(config).__name__}: expected a cognition Config (cognition.api.configure)")
+        argv = ["cognition.api"]
+        injector = fault_injector(faults)
+        if _resume is None:
+            self._session = Session(config, out=out, faults=injector, argv=argv)
+        else:
+            run_dir, lock = _resume
+            try:
+                self._session = Session(config, resume_dir=run_dir, faults=injector, argv=argv, lock=lock)
+            except BaseException:
+                lock.release()
+                raise
+        self._session.show_progress = progress
+        self.results: RunResults | None = None
+
+    @classmethod
+    def resume(cls, run_dir: str | Path, *, progress: bool = True, faults: str | None = None) -> "Simulator":
+        """Continue a stopped or killed run from its last good checkpoint, with its own config.yaml
+        (the modules it names must be registered in this process)."""
+        from cognition.rundir import open_for_resume
+
+        cfg, path, lock = open_for_resume(run_dir)
+        return cls(cfg, progress=progress, faults=faults, _resume=(path, lock))
+
+    # -- what was built ------------------------------------------------------
+    @property
+    def config(self) -> Config:
+        return self._session.cfg
+
+    @property
+    def run_dir(self) -> Path:
+        return self._session.run_dir
+
+    @property
+    def loop(self):
+        """The built :class:`cognition.loop.IntegrationLoop` (its modules, wiring graph and units)."""
+        return self._session.assembly.loop
+
+    @property
+    def unit_names(self) -> list[str]:
+        return list(self.loop.unit_names)
+
+    @property
+    def modules(self) -> dict:
+        """Module name -> the built module instance."""
+        return dict(self.loop.modules)
+
+    # -- running -------------------------------------------------------------
+    def run(self) -> RunResults:
+        """Run the remaining cycles, the analysis and the report; the results read back from the run
+        directory. A run that stops (a signal, an unrecoverable OOM) raises RunStopped."""
+        self._session.run()
+        self.results = RunResults(self.run_dir)
+        return self.results
+
+    @property
+    def seconds(self) -> float | None:
+        """Wall-clock seconds of the last :meth:`run` (cycles, analysis and report), as the report says."""
+        return self._session.run_seconds
+
+    def close(self) -> None:
+        """Release the run directory's lock."""
+        self._session.close()
+
+    def __enter__(self) -> "Simulator":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"Simulator({str(self.run_dir)!r}: {', '.join(self.loop.declared)}; "
+                f"{len(self.loop.agents)} agents, {self.config.run.cycles} cycles)")
+
+
+def fault_injector(spec: str | None):
+    """The FaultInjector of a ``--inject-fault`` spec (None for none); UsageError (one line) when bad."""
+    if not spec:
+        return None
+    from cognition.runtime.faults import FaultInjector, parse_fault_spec
+
+    try:
+        return FaultInjector(parse_fault_spec(spec))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def load(run_dir: str | Path) -> RunResults:
+    """The results of a finished run directory (made here or by the CLI)."""
+    return RunResults(run_dir)
+
+
+__all__ = ["Config", "RunResults", "Simulator", "configure", "load"]

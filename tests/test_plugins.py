@@ -1,0 +1,259 @@
+"""Modules of one's own (cognition.plugins): registration, random streams, config, checkpoint identity.
+
+The stream layouts are checked against Philox generators built by hand from the layout
+docs/modules.md documents (not through AgentStreams). The end-to-end tests run in fresh
+interpreters: a module defined in a file outside the package (tests/plugin_modules/oscillator.py,
+copied into the test's tmp dir) is registered by its decorator or by an installed package's
+``cognition.modules`` entry point, run with Phi, killed with SIGKILL and resumed.
+"""
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from runtools import science
+
+from cognition import plugins
+from cognition.config import load_config
+from cognition.errors import ConfigError
+from cognition.modules import CognitiveModule, Proposal, RegistrationError, register_module, unregister
+from cognition.streams import AgentStreams, master_key
+
+ROOT = Path(__file__).resolve().parent.parent
+OSCILLATOR = Path(__file__).resolve().parent / "plugin_modules" / "oscillator.py"
+ENABLED = ["expectation", "unconscious", "hybrid", "oscillator"]
+
+
+def philox(seed: int, key_word: int, counter) -> np.random.Generator:
+    key = np.array([master_key(seed), key_word], dtype=np.uint64)
+    return np.random.Generator(np.random.Philox(key=key, counter=np.array(counter, dtype=np.uint64)))
+
+
+def test_builtin_streams_keep_their_documented_layout():
+    # key (seed word, agent << 8 | module id), counter (0, cycle, 0, 0) / (0, 0, weight, 1); unconscious = 2
+    noise = AgentStreams(7, np.array([3]), "unconscious", 5).normal(4)[0]
+    assert np.array_equal(noise, philox(7, 3 << 8 | 2, (0, 5, 0, 0)).standard_normal(4))
+    weight = AgentStreams.weights(7, np.array([3]), "expectation", 2).normal(4)[0]
+    assert np.array_equal(weight, philox(7, 3 << 8 | 1, (0, 0, 2, 1)).standard_normal(4))
+
+
+def test_a_plugin_name_has_its_own_stable_streams():
+    name_id = int.from_bytes(hashlib.sha256(b"oscillator").digest()[:7], "big")
+    noise = AgentStreams(7, np.array([3]), "oscillator", 5).normal(4)[0]
+    assert np.array_equal(noise, philox(7, 3 << 8 | 0, (0, 5, 0, name_id << 8)).standard_normal(4))
+    weight = AgentStreams.weights(7, np.array([3]), "oscillator", 2).normal(4)[0]
+    assert np.array_equal(weight, philox(7, 3 << 8 | 0, (0, 0, 2, name_id << 8 | 1)).standard_normal(4))
+    others = [AgentStreams(7, np.array([3]), n, 5).normal(4)[0] for n in ("expectation", "unconscious", "hybrid",
+                                                                           "workspace", "init", "oscillatr")]
+    assert not any(np.array_equal(noise, o) for o in others)
+
+
+class _Plain(CognitiveModule):
+    unit_signals = ("salience",)
+
+    def init_state(self, agents, streams):
+        return {}
+
+    def propose(self, state, inputs, streams, weights):
+        b = inputs["broadcast"]
+        return Proposal(b, b.abs().mean(dim=1)), state
+
+    def units(self, proposal, b_prev):
+        return proposal.salience[:, None]
+
+
+@pytest.fixture
+def registered():
+    names = []
+
+    def register(cls, name, **kw):
+        names.append(name)
+        return register_module(name, **kw)(type(cls.__name__, (cls,), {"__module__": __name__, "name": ""}))
+
+    yield register
+    for n in names:
+        unregister(n)
+
+
+def test_two_names_with_equal_stream_ids_are_refused(registered, monkeypatch):
+    monkeypatch.setattr("cognition.streams.plugin_stream_id", lambda name: 42)
+    registered(_Plain, "first")
+    with pytest.raises(RegistrationError, match="'second' would share the random streams of .*'first'"):
+        registered(_Plain, "second")
+
+
+@pytest.mark.parametrize("name, fragment", [("workspace", "taken by the package"), ("hybrid", "taken by the package"),
+                                            ("my-module", "a Python identifier"), ("", "a Python identifier")])
+def test_names_that_cannot_be_registered(name, fragment):
+    with pytest.raises(RegistrationError, match=fragment):
+        register_module(name)(_Plain)
+
+
+def test_a_taken_name_is_refused_unless_it_is_the_same_definition(registered):
+    first = registered(_Plain, "taken")
+    again = type("_Plain", (_Plain,), {"__module__": __name__, "name": ""})  # a re-run cell: same definition
+    assert register_module("taken")(again) is again
+    other = type("Other", (_Plain,), {"__module__": __name__, "name": ""})
+    with pytest.raises(RegistrationError, match=r"'taken' \(quantum\) is already registered as .*_Plain"):
+        register_module("taken")(other)
+    assert first.name == "taken"
+
+
+def test_not_a_module_is_refused():
+    with pytest.raises(RegistrationError, match="not a subclass of cognition.modules.CognitiveModule"):
+        register_module("thing")(dict)
+
+
+def test_an_unknown_module_names_what_is_registered(registered):
+    registered(_Plain, "mine")
+    with pytest.raises(ConfigError) as info:
+        load_config(overrides={"modules": {"enabled": ["expectation", "telepathy"]}})
+    assert info.value.field == "modules.enabled"
+    assert "expected a registered module: expectation, unconscious, hybrid, mine" in str(info.value)
+    assert "register_module" in str(info.value)
+
+
+def test_a_plugin_for_one_mode_only_is_refused_in_the_other(registered):
+    registered(_Plain, "classical_only", variant="classical")
+    cfg = load_config(overrides={"modules": {"enabled": ["expectation", "classical_only"]}})
+    with pytest.raises(ConfigError, match="a module with a quantum variant: 'classical_only' is registered for "
+                                          "classical only"):
+        plugins.lookup("classical_only", "quantum")
+    assert cfg.modules.enabled == ("expectation", "classical_only")
+
+
+def test_plugin_settings_are_validated_against_its_settings_class(registered):
+    from dataclasses import dataclass
+
+    from cognition.config_schema import num
+
+    @dataclass(frozen=True)
+    class Gain:
+        gain: float = num(1.0, gt=0.0)
+
+    cls = registered(type("WithSettings", (_Plain,), {"settings_class": Gain}), "gained")
+    cfg = load_config(overrides={"modules": {"enabled": ["gained"], "settings": {"gained": {"gain": 2.5}}}})
+    assert plugins.settings_of(cfg, "gained") == Gain(2.5)
+    assert cls.name == "gained"
+    with pytest.raises(ConfigError) as info:
+        load_config(overrides={"modules": {"enabled": ["gained"], "settings": {"gained": {"gain": -1}}}})
+    assert info.value.field == "modules.settings.gained.gain"
+    registered(_Plain, "plain")
+    with pytest.raises(ConfigError, match="module 'plain' declares no settings_class"):
+        load_config(overrides={"modules": {"enabled": ["plain"], "settings": {"plain": {"x": 1}}}})
+    with pytest.raises(ConfigError, match="built-in modules take their settings from modules.hybrid"):
+        load_config(overrides={"modules": {"settings": {"hybrid": {"gamma": 1.0}}}})
+
+
+def test_a_plugin_builds_and_steps_in_the_loop(registered):
+    from looptools import run_loop
+
+    from cognition.assemble import assemble
+
+    registered(_Plain, "plainmod")
+    cfg = load_config(overrides={"quantum": {"mode": "disabled"}, "run": {"agents": 3},
+                                 "modules": {"enabled": ["expectation", "plainmod"]}})
+    loop = assemble(cfg).loop
+    assert loop.unit_names[2] == "plainmod.salience"
+    _, _, units = run_loop(loop, 4)
+    units = units[loop.intact]  # the agents' rows (their donors and yoked twins follow)
+    b = torch.tensor(units)  # its unit is mean |b_{t-1}|, which the workspace units bound from below
+    assert units.shape == (3, 4, 5) and bool(torch.all(b[:, :, 2] >= 0))
+
+
+# -- end to end, in fresh interpreters ---------------------------------------------------------------
+SCRIPT = textwrap.dedent('''
+    import sys
+    import oscillator  # defines and registers the module (outside the package)
+    import cognition.api as hc
+
+    mode, out = sys.argv[1], sys.argv[2]
+    if mode == "resume":
+        sim = hc.Simulator.resume(out, progress=False)
+    else:
+        cfg = hc.configure(quantum={"mode": "disabled"}, run={"cycles": 30, "agents": 4, "seed": 3},
+                           modules={"enabled": %r, "settings": {"oscillator": {"noise": 0.2}}},
+                           phi={"bootstrap": 20, "surrogates": 20})
+        sim = hc.Simulator(cfg, out=out, progress=False, faults="sigkill@17" if mode == "kill" else None)
+    with sim:
+        results = sim.run()
+    print(results.status, results.report["phi"]["headline_bits"], results.probe("oscillator.phase_cos").shape)
+''' % ENABLED)
+
+
+def _env(*paths) -> dict:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *map(str, paths)]))
+
+
+def _python(args, cwd, *paths, timeout=300):
+    return subprocess.run([sys.executable, *map(str, args)], cwd=cwd, env=_env(*paths), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_own_module_runs_with_phi_is_killed_and_resumes_bit_identically(tmp_path):
+    shutil.copy(OSCILLATOR, tmp_path / "oscillator.py")
+    (tmp_path / "script.py").write_text(SCRIPT)
+    ref = _python(["script.py", "ref", tmp_path / "ref"], tmp_path, tmp_path)
+    assert ref.returncode == 0, ref.stderr
+    assert ref.stdout.split()[0] == "completed" and ref.stdout.strip().endswith("(4, 30)")
+    killed = _python(["script.py", "kill", tmp_path / "run"], tmp_path, tmp_path)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == 16
+    resumed = _python(["script.py", "resume", tmp_path / "run"], tmp_path, tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert science(tmp_path / "run") == science(tmp_path / "ref")
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "oscillator" in report and "resumed from the checkpoint of cycle" in report
+    assert resumed.stdout.split()[1] != "None"  # the whole-run Phi was estimated
+
+
+def _install_entry_point(site: Path, unit_signals: str = '("phase_cos", "salience")') -> None:
+    """A package 'oscplug' whose entry point cognition.modules:oscillator is the oscillator, made importable
+    (and visible to importlib.metadata) through PYTHONPATH, as pip would install it."""
+    pkg = site / "oscplug"
+    pkg.mkdir(parents=True, exist_ok=True)
+    source = OSCILLATOR.read_text().replace('@register_module("oscillator")\n', "")
+    (pkg / "__init__.py").write_text(source.replace('unit_signals = ("phase_cos", "salience")',
+                                                    f"unit_signals = {unit_signals}"))
+    info = site / "oscplug-0.1.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: oscplug\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[cognition.modules]\noscillator = oscplug:Oscillator\n")
+
+
+def _cli(args, cwd, *paths):
+    return _python(["-m", "cognition.validate", *args], cwd, *paths)
+
+
+def test_entry_point_module_runs_from_the_cli_and_the_module_set_guards_the_checkpoint(tmp_path):
+    site = tmp_path / "site"
+    _install_entry_point(site)
+    config = tmp_path / "osc.yaml"
+    config.write_text(f"modules: {{enabled: {ENABLED}}}\nphi: {{bootstrap: 10, surrogates: 10}}\n")
+    out = tmp_path / "run"
+    args = ["--disable-quantum", "--cycles", "12", "--agents", "4", "--config", config, "--out", out]
+    res = _cli([*args, "--inject-fault", "sigkill@9"], tmp_path, site)
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    assert len((out / "metrics.jsonl").read_text().splitlines()) == 8
+    # without the package, the run's config names a module nobody registered
+    res = _cli(["--resume", out], tmp_path)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert "modules.enabled = 'oscillator' is not allowed: expected a registered module: expectation, " \
+           "unconscious, hybrid (register" in res.stderr
+    # the package changed its units: the checkpoint's module set no longer matches
+    _install_entry_point(site, '("phase_cos", "salience", "theta_sin")')
+    res = _cli(["--resume", out], tmp_path, site)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert "checkpoint was written with 9 units" in res.stderr and "this run has 10" in res.stderr
+    _install_entry_point(site)
+    res = _cli(["--resume", out], tmp_path, site)
+    assert res.returncode in (0, 1), res.stderr  # 1: a criterion may fail at 12 cycles
+    assert "status: completed, 12 cycles" in res.stdout
+    assert "oscillator.salience" in (out / "report.json").read_text()
