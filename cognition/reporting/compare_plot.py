@@ -95,7 +95,7 @@ def _per_run_values(ax, comparison: dict, color_of: dict) -> None:
     ax.set_xticks(np.arange(1, len(groups) + 1), [f"{g['label']}\n({len(g['runs'])} runs)" for g in groups])
     ax.set_xlim(0.5, len(groups) + 0.5)
     ax.set(title="Mean per-cycle Phi of each run (one point per seed)")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="best")
 
 
 def _annotate_tests(ax, comparison: dict) -> None:
