@@ -3,6 +3,7 @@ by Welch's t (issue 16, item 3); bad combinations of arguments are one line and 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -115,3 +116,15 @@ def test_a_run_given_twice_is_one_line_exit_2(seeds, tmp_path, capsys):
     assert report.main([str(a), str(a)]) == 2
     _one_error_line(capsys, "given twice (as RUN_DIR 1 and 2)")
     assert not (tmp_path / "cmp").exists()
+
+
+def test_a_run_whose_mean_is_not_finite_is_no_test(seeds, tmp_path):
+    from cognition.reporting.compare import compare_group_dirs
+
+    broken = tmp_path / "nan-run"
+    shutil.copytree(seeds["lite"][1], broken)
+    rep = json.loads((broken / "report.json").read_text())
+    rep["phi"]["mean_bits"] = float("nan")
+    (broken / "report.json").write_text(json.dumps(rep))
+    (test,) = compare_group_dirs([[seeds["lite"][0], broken], seeds["classical"]])["tests"]
+    assert "p_value" not in test and "at least 2 finite per-run values" in test["note"]

@@ -108,7 +108,10 @@ def _across_runs(a: dict, b: dict) -> dict:
     missing = [f"{r['label']}: {r['no_phi_reason']}" for r in a["rows"] + b["rows"] if r["no_phi_reason"]]
     if missing:
         return {"note": "no test (" + "; ".join(missing) + ")"}
-    test = welch_difference([r["mean_bits"] for r in a["rows"]], [r["mean_bits"] for r in b["rows"]])
+    try:
+        test = welch_difference([r["mean_bits"] for r in a["rows"]], [r["mean_bits"] for r in b["rows"]])
+    except ValueError as exc:  # a run whose mean per-cycle Phi is not finite
+        return {"note": f"no test ({exc})"}
     return {**test, "a_bits": a["mean_bits"], "b_bits": b["mean_bits"], "scope": ACROSS_RUNS}
 
 
