@@ -12,8 +12,8 @@ or one run (``python -m cognition.report RUN_A RUN_B``). Two conditions are comp
   bootstrapped over its agents (:func:`cognition.reporting.stats.bootstrap_difference`). All
   agents of a run share one seed's architecture, so that test speaks for the two
   architectures only, and the output says so. On same-mode runs with different seeds it called
-  the difference significant in 17.5 % of 200 classical pairs at alpha = 0.05 (and 0.5 % of
-  200 quantum-lite pairs; ``python -m cognition.bench compare``, docs/reports.md).
+  the difference significant in 16 % of 300 classical pairs at alpha = 0.05 (and 0.3 % of
+  300 quantum-lite pairs; ``python -m cognition.bench compare``, docs/reports.md).
 
 One run against several is not tested (the single run has no spread of its own across seeds).
 With more than one comparison, p-values are also given Holm-adjusted, so that "some pair

@@ -29,7 +29,7 @@ noisy, and centring on it (basic) rejected a true H0 in 12 % of 120 simulated pa
 alpha = 0.05, the percentile test in 1 %; the normal interval in 5.0 % with the most power
 but one (docs/reports.md). All agents of a run share its seed's architecture, so this test
 speaks for that architecture only: on classical runs with different seeds it called the
-difference significant in 17.5 % of 200 pairs at alpha = 0.05 (docs/reports.md), because
+difference significant in 16 % of 300 pairs at alpha = 0.05 (docs/reports.md), because
 the seed-to-seed variation is not in its standard error.
 """
 from __future__ import annotations
