@@ -24,6 +24,7 @@ SUITES = {
     "runtime": "per-cycle time by planned run length, RSS growth and checkpoint size over a long run",
     "calibration": "false-positive rates and power of the integration test, bias, CI coverage on an exact VAR(1)",
     "workspace": "competition figures and the yoked control over seeds, with its null (twins to other donors)",
+    "compare": "false-positive rate of cognition.report's across-run test on same-mode, different-seed groups",
 }
 
 

@@ -2,6 +2,8 @@
 (timings belong to the bench's output, not to unit tests)."""
 import json
 
+import pytest
+
 from clitools import command
 
 
@@ -41,3 +43,31 @@ def test_runtime_suite_measures_plans_rss_and_checkpoints(tmp_path):
     long = result["long"]["long"]
     assert len(long["checkpoint_bytes"]) == 3 and long["rss_from_mib"] > 0
     assert "wall ms/cycle" in res.stdout and "checkpoints" in res.stdout
+
+
+def test_compare_suite_measures_the_reports_own_test_and_reuses_runs(tmp_path):
+    """issue 16 item 3: the calibration of cognition.report's across-run test; the p-values it counts
+    are the ones `python -m cognition.report --group ...` prints for the same runs."""
+    runs = tmp_path / "runs"
+    args = ("--modes", "disabled", "--group-size", "2", "--comparisons", "1", "--cycles", "20", "--runs", runs)
+    res, result = bench(tmp_path, "compare", *args)
+    null = result["null"]["disabled"]
+    assert (null["runs"], null["across_runs"]["of"], null["within_seed"]["of"]) == (4, 1, 2)
+    assert "4 to make" in res.stdout and "disjoint comparisons" in res.stdout and result["power"] is None
+    dirs = sorted(runs.iterdir(), key=lambda p: int(p.name.rsplit("-s", 1)[1]))
+    cli = command("cognition.report", "--group", *dirs[:2], "--group", *dirs[2:], "--out", tmp_path / "cmp")
+    assert cli.returncode == 0, cli.stderr
+    (test,) = json.loads((tmp_path / "cmp" / "comparison.json").read_text())["tests"]
+    assert null["p_values_across_runs"] == [test["p_value"]]
+    assert null["across_runs"]["rejected"] == int(test["p_value"] < 0.05)
+    again, _ = bench(tmp_path, "compare", *args)
+    assert "4 of 4 reused" in again.stdout
+
+
+def test_clopper_pearson_interval_at_the_ends():
+    from cognition.benchmarks.compare import rate
+
+    # exact interval with no (all) rejections: upper (lower) bound 1 - (alpha/2)^(1/n) (resp. (alpha/2)^(1/n))
+    assert rate(0, 40)["ci"] == pytest.approx([0.0, 1 - 0.025 ** (1 / 40)], abs=1e-9)
+    assert rate(40, 40)["ci"] == pytest.approx([0.025 ** (1 / 40), 1.0], abs=1e-9)
+    assert rate(2, 40)["rate"] == 0.05

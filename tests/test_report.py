@@ -18,14 +18,16 @@ from cognition.runtime.unit_history import read_history
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def shared_run(tmp_path_factory, mode: str, cycles: int = 30) -> Path:
-    """A short run in the session's base temp dir, made once and reused by every report test module."""
+def shared_run(tmp_path_factory, mode: str, cycles: int = 30, seed: int = 0) -> Path:
+    """A short run in the session's base temp dir, made once and reused by every report test module.
+    ``mode``: classical, lite or quick (``--quick``: 3 cycles, no Phi)."""
     from cognition.validate import main
 
-    out = tmp_path_factory.getbasetemp() / "report-runs" / f"{mode}-{cycles}"
+    out = tmp_path_factory.getbasetemp() / "report-runs" / f"{mode}-{cycles}{f'-s{seed}' if seed else ''}"
     if not (out / "report.json").is_file():
-        flag = {"classical": "--disable-quantum", "lite": "--quantum-lite"}[mode]
-        assert main(["--cycles", str(cycles), flag, "--out", str(out)]) in (0, 1)
+        flag = {"classical": ["--disable-quantum", "--cycles", str(cycles)],
+                "lite": ["--quantum-lite", "--cycles", str(cycles)], "quick": ["--quick"]}[mode]
+        assert main([*flag, "--seed", str(seed), "--out", str(out)]) in (0, 1)
     return out
 
 

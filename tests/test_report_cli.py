@@ -37,7 +37,7 @@ def test_two_modes_print_a_table_and_write_a_plot(two_modes, tmp_path):
     assert res.returncode == 0, res.stderr
     out = res.stdout
     for text in ("mode", "mean phi_r [CI]", "whole-run phi_r", "s/cycle (median)", "quantum-lite", "classical",
-                 "difference of mean per-cycle Phi [CI]", "bootstrap over agents"):
+                 "a - b [95 % CI]", "bootstrap over agents", "within seed, agents"):
         assert text in out, text
     png = tmp_path / "cmp" / "comparison.png"
     assert png.read_bytes()[:8] == PNG_MAGIC and png.stat().st_size > 20_000
@@ -60,6 +60,11 @@ def test_two_modes_print_a_table_and_write_a_plot(two_modes, tmp_path):
     assert test["difference"] == pytest.approx(at[lite] - at[classical], abs=1e-12)
     assert test["ci"][0] <= test["difference"] <= test["ci"][1] and 0 < test["p_value"] <= 1
     assert f"{test['difference']:.4f} bits" in out
+    # issue 18: the difference printed is the difference of the two numbers printed beside it
+    assert (test["a_bits"], test["b_bits"]) == (pytest.approx(at[lite], abs=1e-12), pytest.approx(at[classical], abs=1e-12))
+    assert f"{test['a_bits']:.4f} bits  {test['b_bits']:.4f} bits  {test['difference']:.4f} bits" in out
+    # one run per side: the output says whose question the test answers (issue 16)
+    assert "speaks for these architectures" in out and "not for the model" in out and "--group" in out
 
 
 def _not_a_run(kind: str, tmp_path: Path, run: Path) -> tuple[Path, str]:

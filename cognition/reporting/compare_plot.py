@@ -18,46 +18,45 @@ def comparison_plot(comparison: dict, path: Path) -> Path:
     (ax_t, ax_d), (ax_w, ax_s) = axes
     pos = np.arange(1, len(runs) + 1)
     labels = [r["label"] for r in runs]
+    groups = [g["label"] for g in comparison.get("groups", [])] or labels
+    color_of = {g: colors[i % len(colors)] for i, g in enumerate(groups)}
 
-    for i, r in enumerate(runs):
-        ax_t.plot(r["phi_cycles"], r["phi_bits"], lw=1.3, color=colors[i % len(colors)], label=r["label"])
+    legend: set[str] = set()
+    for r in runs:
+        group = r.get("group", r["label"])
+        ax_t.plot(r["phi_cycles"], r["phi_bits"], lw=1.3, color=color_of.get(group, "grey"),
+                  label=None if group in legend else group)
+        legend.add(group)
     ax_t.axhline(0, color="black", lw=0.6)
     ax_t.set(xlabel="cycle", ylabel=f"{m} (bits)", title="Per-cycle Phi")
     ax_t.legend(fontsize=8)
 
-    data = [r["phi_bits"] if r["phi_bits"] else [np.nan] for r in runs]
-    drawable = [i for i, d in enumerate(data) if len(d) > 1]
-    if drawable:
-        parts = ax_d.violinplot([data[i] for i in drawable], positions=pos[drawable], showextrema=False)
-        for body, i in zip(parts["bodies"], drawable):
-            body.set_facecolor(colors[i % len(colors)])
-            body.set_alpha(0.35)
-    ax_d.boxplot(data, positions=pos, widths=0.15, showfliers=False)
-    ax_d.scatter(pos, [np.nanmean(d) for d in data], color="black", marker="D", s=18, zorder=3, label="mean")
-    ax_d.set_xticks(pos, labels)
-    ax_d.set(ylabel=f"{m} (bits)", title="Distribution of per-cycle Phi")
-    ax_d.legend(fontsize=8, loc="upper right")
-    _annotate_tests(ax_d, comparison, labels)
+    if comparison.get("grouped"):
+        _per_run_values(ax_d, comparison, color_of)
+    else:
+        _distributions(ax_d, runs, pos, labels, colors)
+    ax_d.set(ylabel=f"{m} (bits)")
+    _annotate_tests(ax_d, comparison)
 
     whole = [r["whole_run_bits"] if r["whole_run_bits"] is not None else np.nan for r in runs]
     ci = [r["whole_run_ci_bits"] or [w, w] for r, w in zip(runs, whole)]
     err = np.abs(np.array([[w - c[0], c[1] - w] for w, c in zip(whole, ci)]).T)
     ax_w.errorbar(pos, whole, yerr=err, fmt="o", color="black", capsize=5)
-    for p_, r, w in zip(pos, runs, whole):
+    for p_, r, w in zip(pos, runs, whole) if len(runs) <= 4 else ():  # more would overlap
         ax_w.annotate(f"p = {fmt.p_value(r['whole_run_p_value'])}", (p_, w), xytext=(8, 0),
                       textcoords="offset points", fontsize=8, va="center")
     ax_w.axhline(0, color="black", lw=0.6)
-    ax_w.set_xticks(pos, labels)
+    ax_w.set_xticks(pos, labels, rotation=30 if len(runs) > 4 else 0, ha="right" if len(runs) > 4 else "center")
     ax_w.set_xlim(0.5, len(runs) + 0.5)
     ax_w.set(ylabel=f"{m} (bits)", title="Whole-run Phi with bootstrap CI (p: surrogate null model)")
 
     secs = [np.asarray(r["seconds_per_cycle"], dtype=float) for r in runs]
     ax_s.boxplot([s[np.isfinite(s)] for s in secs], positions=pos, widths=0.4)
-    for p_, r in zip(pos, runs):
+    for p_, r in zip(pos, runs) if len(runs) <= 4 else ():
         ax_s.annotate(f"median\n{fmt.seconds(r['median_seconds_per_cycle'])}",
                       (p_ + 0.22, r["median_seconds_per_cycle"] or 1), ha="left", va="center", fontsize=8)
     ax_s.set_yscale("log")
-    ax_s.set_xticks(pos, labels)
+    ax_s.set_xticks(pos, labels, rotation=30 if len(runs) > 4 else 0, ha="right" if len(runs) > 4 else "center")
     ax_s.set(ylabel="seconds per cycle (s)", title="Cost per cycle")
     fig.suptitle(f"Run comparison ({m}, bits)")
     fig.tight_layout()
@@ -66,7 +65,40 @@ def comparison_plot(comparison: dict, path: Path) -> Path:
     return Path(path)
 
 
-def _annotate_tests(ax, comparison: dict, labels: list[str]) -> None:
+def _distributions(ax, runs: list[dict], pos, labels: list[str], colors: list[str]) -> None:
+    """One run per condition: each run's per-cycle Phi as a violin and box, with its mean."""
+    data = [r["phi_bits"] if r["phi_bits"] else [np.nan] for r in runs]
+    drawable = [i for i, d in enumerate(data) if len(d) > 1]
+    if drawable:
+        parts = ax.violinplot([data[i] for i in drawable], positions=pos[drawable], showextrema=False)
+        for body, i in zip(parts["bodies"], drawable):
+            body.set_facecolor(colors[i % len(colors)])
+            body.set_alpha(0.35)
+    ax.boxplot(data, positions=pos, widths=0.15, showfliers=False)
+    with_phi = [i for i, r in enumerate(runs) if r["phi_bits"]]  # a run without Phi (--quick) has no mean
+    ax.scatter(pos[with_phi], [np.mean(runs[i]["phi_bits"]) for i in with_phi], color="black", marker="D", s=18,
+               zorder=3, label="mean")
+    ax.set_xticks(pos, labels)
+    ax.set(title="Distribution of per-cycle Phi")
+    ax.legend(fontsize=8, loc="upper right")
+
+
+def _per_run_values(ax, comparison: dict, color_of: dict) -> None:
+    """Groups of runs: each run's mean per-cycle Phi (the across-run test's numbers) and the group mean."""
+    groups = comparison["groups"]
+    for i, g in enumerate(groups, 1):
+        values = [v for v in g["values_bits"] if v is not None]
+        jitter = np.linspace(-0.12, 0.12, len(values)) if len(values) > 1 else np.zeros(len(values))
+        ax.scatter(i + jitter, values, color=color_of[g["label"]], s=22, alpha=0.8)
+        if g["mean_bits"] is not None:
+            ax.hlines(g["mean_bits"], i - 0.25, i + 0.25, color="black", lw=1.5, label="group mean" if i == 1 else None)
+    ax.set_xticks(np.arange(1, len(groups) + 1), [f"{g['label']}\n({len(g['runs'])} runs)" for g in groups])
+    ax.set_xlim(0.5, len(groups) + 0.5)
+    ax.set(title="Mean per-cycle Phi of each run (one point per seed)")
+    ax.legend(fontsize=8, loc="best")
+
+
+def _annotate_tests(ax, comparison: dict) -> None:
     """One line per pair under the distribution panel: difference, p-value (Holm-adjusted when given)."""
     lines = []
     for t in comparison["tests"]:

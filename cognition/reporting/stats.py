@@ -1,4 +1,14 @@
-"""Is mean per-cycle Phi different between two runs? A bootstrap test over agents.
+"""Is Phi different between conditions? Across runs (seeds), or within one seed over its agents.
+
+**Across runs** (:func:`welch_difference`): when each condition has several runs, each
+run -- a seed, an independently drawn architecture -- contributes one number, and the two
+conditions' numbers are compared by Welch's t test with the Welch-Satterthwaite degrees of
+freedom (Welch 1947, Biometrika 34:28) and the matching t interval of the difference of
+means. This is the test that speaks for the model: the seed-to-seed variation of the
+architecture is in its variance. Its false-positive rate on same-mode, different-seed groups
+is measured by ``python -m cognition.bench compare`` (docs/reports.md).
+
+**Within one seed** (:func:`bootstrap_difference`), one run per condition:
 
 Per-cycle Phi is estimated over overlapping windows, so neighbouring cycles share most
 of their samples: 40 per-cycle values are not 40 independent observations, and a test
@@ -17,7 +27,10 @@ se (the standard-normal bootstrap interval, Efron & Tibshirani 1993, sec. 13.3).
 the basic or percentile interval: with 8 agents each run's bootstrap bias estimate is
 noisy, and centring on it (basic) rejected a true H0 in 12 % of 120 simulated pairs at
 alpha = 0.05, the percentile test in 1 %; the normal interval in 5.0 % with the most power
-but one (docs/reports.md).
+but one (docs/reports.md). All agents of a run share its seed's architecture, so this test
+speaks for that architecture only: on classical runs with different seeds it called the
+difference significant in 16 % of 300 pairs at alpha = 0.05 (docs/reports.md), because
+the seed-to-seed variation is not in its standard error.
 """
 from __future__ import annotations
 
@@ -45,6 +58,35 @@ def bootstrap_difference(a: float, a_reps, b: float, b_reps, confidence: float =
             "p_value": float(2 * norm.sf(abs(z))), "confidence": confidence,
             "method": (f"bootstrap over agents ({a_reps.size} and {b_reps.size} replicates), normal interval; "
                        "H0: equal mean per-cycle Phi")}
+
+
+def welch_difference(a_values, b_values, confidence: float = 0.95) -> dict:
+    """Welch's t test of equal means from two conditions' per-run values (bits), one value per run.
+
+    Returns ``difference`` (mean(a) - mean(b)), ``standard_error`` sqrt(s_a^2/n_a + s_b^2/n_b),
+    ``df`` (Welch-Satterthwaite), ``t``, the two-sided ``p_value``, ``ci`` = difference +-
+    t_{df, 1-(1-confidence)/2} standard_error, ``n`` [n_a, n_b] and ``method``. Raises ValueError
+    without at least 2 finite values per condition.
+    """
+    from scipy.stats import t as student_t
+
+    a = np.asarray(a_values, dtype=np.float64)
+    b = np.asarray(b_values, dtype=np.float64)
+    if a.size < 2 or b.size < 2 or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError(f"each condition needs at least 2 finite per-run values, got {a.size} and {b.size}")
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    d, se = float(a.mean() - b.mean()), float(np.sqrt(va + vb))
+    if se > 0:
+        df = float((va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1)))
+        t = d / se
+    else:  # every run of both conditions gave the same value
+        df, t = float(a.size + b.size - 2), (0.0 if d == 0 else float(np.copysign(np.inf, d)))
+    half = float(student_t.ppf(0.5 + confidence / 2, df)) * se
+    return {"difference": d, "standard_error": se, "ci": [d - half, d + half], "t": t, "df": df,
+            "p_value": float(2 * student_t.sf(abs(t), df)), "confidence": confidence,
+            "n": [int(a.size), int(b.size)],
+            "method": (f"Welch's t test across runs ({a.size} and {b.size} seeds, one value per run), "
+                       "t interval; H0: equal mean over seeds")}
 
 
 def holm(p_values: list[float]) -> list[float]:
