@@ -56,7 +56,7 @@ def nvml_census() -> dict[str, Any]:
         import pynvml
     except ImportError:
         return {"available": False,
-                "reason": "nvidia-ml-py is not installed (pip install hybrid-cognition[monitoring])"}
+                "reason": "nvidia-ml-py is not installed (pip install -c constraints.txt -e \".[monitoring]\")"}
     try:
         pynvml.nvmlInit()
     except Exception as exc:  # noqa: BLE001 - NVMLError_LibraryNotFound, DriverNotLoaded...

@@ -104,7 +104,7 @@ def test_nvml_census_lists_other_processes_and_never_kills(monkeypatch):
 def test_nvml_absent_is_reported_not_raised(monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", None)  # import pynvml -> ImportError
     assert doctor.nvml_census() == {
-        "available": False, "reason": "nvidia-ml-py is not installed (pip install hybrid-cognition[monitoring])"}
+        "available": False, "reason": "nvidia-ml-py is not installed (pip install -c constraints.txt -e \".[monitoring]\")"}
 
 
 @pytest.mark.gpu

@@ -141,7 +141,7 @@ def test_killed_point_resumes_from_its_checkpoint_on_rerun(local_sweep, tmp_path
 
 # Ray runs only inside the sweep's subprocess (its logs, warnings and cluster stay there and end with it)
 ray_test = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
-                              reason="ray is not installed (pip install 'hybrid-cognition[distributed]')")
+                              reason="ray is not installed (pip install -c constraints.txt -e '.[distributed]')")
 
 
 @ray_test

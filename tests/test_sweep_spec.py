@@ -152,7 +152,7 @@ def test_missing_ray_names_the_extra_before_anything_starts(tmp_path, capsys, mo
     path = write(tmp_path, GRID_2X2X2)
     assert sweep.main([str(path), "--out", str(tmp_path / "out"), "--ray"]) == 2
     err = capsys.readouterr().err
-    assert "hybrid-cognition[distributed]" in err and len(err.strip().splitlines()) == 1
+    assert "-e \".[distributed]\"" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
 
 

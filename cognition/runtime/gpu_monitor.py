@@ -64,7 +64,7 @@ def _open_nvml(gpu: str) -> Source:
     try:
         import pynvml
     except ImportError:
-        raise RuntimeError("pynvml not installed (pip install hybrid-cognition[monitoring])") from None
+        raise RuntimeError("pynvml not installed (pip install -c constraints.txt -e \".[monitoring]\")") from None
     try:
         pynvml.nvmlInit()
     except Exception as exc:  # noqa: BLE001 - NVMLError_LibraryNotFound, DriverNotLoaded...

@@ -29,7 +29,7 @@ def import_ray():
         import ray
     except ImportError as exc:
         raise UsageError(f"--ray needs Ray, which is not installed ({exc}); "
-                         "install it with: pip install 'hybrid-cognition[distributed]'") from None
+                         "install it with: pip install -c constraints.txt -e \".[distributed]\"") from None
     return ray
 
 
