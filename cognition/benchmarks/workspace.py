@@ -29,6 +29,8 @@ from cognition.runtime.threads import cpu_threads
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m cognition.bench workspace", description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=10, help="seeds (independent populations) per mode and length")
+    p.add_argument("--first-seed", type=int, default=0, help="the first seed (seeds first .. first + seeds - 1)")
+    p.add_argument("--no-lesion", action="store_true", help="skip the broadcast-lesion runs")
     p.add_argument("--cycles", type=int, nargs="+", default=[50, 500], help="run lengths")
     p.add_argument("--modes", nargs="+", default=["lite", "disabled"], choices=["lite", "disabled", "full"],
                    help="quantum.mode of the runs")
@@ -135,14 +137,14 @@ def main(argv: list[str] | None = None) -> dict:
         for mode in args.modes:
             for cycles in args.cycles:
                 rows = []
-                for seed in range(args.seeds):
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
                     rows.append(seed_row(mode, cycles, seed, args.agents))
                     print(_line(rows[-1]), flush=True)
                 s = {"mode": mode, "cycles": cycles, **summary(rows)}
                 print(f"{mode} {cycles} cycles: {s}", flush=True)
                 out["runs"] += rows
                 out["summaries"].append(s)
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds * (not args.no_lesion)):
                 row = lesion_row(mode, min(args.cycles), seed, args.agents)
                 out["lesion"].append(row)
                 what = (f"Phi undefined ({row['undefined']})" if "undefined" in row else
