@@ -80,6 +80,8 @@ class HybridConfig:
     time: float = num(1.5707963267948966, gt=0.0)  # evolution time t (P&B: pi/2)
     mu_scale: float = num(1.0, ge=0.0)  # utility scale of the decision
     belief_gain: float = num(4.0, ge=0.0)  # beta in belief = sigmoid(beta * agreement)
+    # matched control of the quantum decision (docs/quantum-effects.md); quantum modes only
+    control: Literal["none", "no_interference", "matched_markov"] = "none"
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,7 @@ class Config:
 
 
 PHI_SHRINKAGE = (None, "ledoit-wolf")
-MATCHED_CONTROL_MODULES = ("unconscious",)  # the modules with a `control` setting
+MATCHED_CONTROL_MODULES = ("unconscious", "hybrid")  # the modules with a `control` setting
 
 
 def _merge(base: dict, override: dict) -> dict:

@@ -42,7 +42,9 @@ def _trajectory(mode, batch, modules=None):
 
 # the matched controls (docs/quantum-effects.md) draw from the agents' own streams too
 CONTROLS = {"no_entanglement": {"unconscious": {"control": "no_entanglement"}},
-            "classical_marginals": {"unconscious": {"control": "classical_marginals"}}}
+            "classical_marginals": {"unconscious": {"control": "classical_marginals"}},
+            "no_interference": {"hybrid": {"control": "no_interference"}},
+            "matched_markov": {"hybrid": {"control": "matched_markov"}}}
 
 
 @pytest.mark.parametrize("mode, control", [("disabled", None), ("lite", None)] + [("lite", c) for c in CONTROLS])

@@ -10,6 +10,7 @@ import torch
 
 from cognition.config import UnconsciousConfig, load_config
 from cognition.errors import ConfigError
+from cognition.modules.base import Proposal
 from cognition.modules.unconscious import QuantumUnconscious
 from cognition.streams import AgentStreams
 
@@ -123,23 +124,139 @@ def test_a_control_in_a_classical_run_is_refused():
                                "modules": {"unconscious": {"control": "no_entanglement"}}})
 
 
-def _loop_units(unconscious):
+def _loop_units(module="unconscious", settings=None):
+    """The module's describe() and the unit signals (agents, cycles, units) of a 5-cycle lite run."""
     from looptools import run_loop
 
     from cognition.assemble import assemble
 
     cfg = load_config(overrides={"run": {"agents": 4, "cycles": 5}, "quantum": {"mode": "lite", "backend": "torch"},
-                                 "modules": {"unconscious": unconscious}})
+                                 "modules": {module: settings or {}}})
     assembly = assemble(cfg)
-    return assembly.components["unconscious"], run_loop(assembly.loop, 5)[2]
+    return assembly.components[module], run_loop(assembly.loop, 5)[2]
 
 
-def test_the_loop_runs_the_chosen_control_and_none_is_the_quantum_module_as_it_was():
-    described, plain = _loop_units({})
-    assert described["control"] == "none" and not described["circuit"].endswith("_noent")
-    assert np.array_equal(_loop_units({"control": "none"})[1], plain)
-    for control in ("no_entanglement", "classical_marginals"):
-        described, units = _loop_units({"control": control})
+@pytest.mark.parametrize("module, controls", [("unconscious", ("no_entanglement", "classical_marginals")),
+                                              ("hybrid", ("no_interference", "matched_markov"))])
+def test_the_loop_runs_the_chosen_control_and_none_is_the_quantum_module_as_it_was(module, controls):
+    described, plain = _loop_units(module)
+    assert described["control"] == "none" and described["variant"] == "quantum"
+    assert np.array_equal(_loop_units(module, {"control": "none"})[1], plain)
+    for control in controls:
+        described, units = _loop_units(module, {"control": control})
         assert described["control"] == control
-        assert described["circuit"].endswith("_noent") == (control == "no_entanglement")
+        if module == "unconscious":
+            assert described["circuit"].endswith("_noent") == (control == "no_entanglement")
         assert not np.allclose(units, plain), control  # the control changed what the agents did
+
+
+# -- hybrid: the quantum decision's controls -------------------------------------------------------
+
+def _reference_conditionals(mu, gamma, t, mu_b):
+    """P(act | A), P(act | B) of the quantum model by scipy.linalg.expm, one agent at a time
+    (decision.disjunction_probabilities, the plain reference path; the loop's uses eigh)."""
+    from cognition.decision import disjunction_probabilities
+
+    return np.array([disjunction_probabilities(m, g, s, "quantum", 0.5, mb)[:2]
+                     for m, g, s, mb in zip(mu, gamma, t, mu_b)]).T
+
+
+def _decision_cases(n=300):
+    rng = np.random.default_rng(8)
+    return rng.uniform(size=n), rng.uniform(-3, 3, n), rng.uniform(0, 4, n), rng.uniform(0.2, 3, n), \
+        rng.uniform(-3, 3, n)
+
+
+def test_matched_markov_twin_has_the_quantum_conditionals_to_1e_12():
+    from cognition.decision import controlled_choice_probabilities, matched_markov_intensity
+
+    belief, mu, gamma, t, mu_b = _decision_cases()
+    p_a, p_b = _reference_conditionals(mu, gamma, t, mu_b)
+    twin = controlled_choice_probabilities(belief, mu, gamma, t=t, mu_b=mu_b, control="matched_markov")
+    assert np.abs(twin["p_act_given_a"] - p_a).max() < 1e-12
+    assert np.abs(twin["p_act_given_b"] - p_b).max() < 1e-12
+    assert np.ptp(p_a) > 0.5  # the cases span the range, not one corner of it
+    # a Markov chain: off-diagonal rates >= 0, columns sum to 0; it obeys total probability
+    k = matched_markov_intensity(p_a, p_b, t)
+    off = ~np.eye(4, dtype=bool)
+    assert (k[:, off] >= 0).all() and np.abs(k.sum(axis=1)).max() < 1e-12
+    assert np.abs(twin["interference"]).max() < 1e-14
+    # ... so it acts as the quantum conditionals combined by total probability
+    off_interference = controlled_choice_probabilities(belief, mu, gamma, t=t, mu_b=mu_b, control="no_interference")
+    assert np.abs(twin["p_act"] - off_interference["p_act"]).max() < 1e-12
+
+
+@pytest.mark.parametrize("p", [0.0, 1e-9, 0.3, 0.5, 0.9, 1.0 - 1e-9, 1.0])
+def test_matched_markov_reaches_any_conditional(p):
+    # P(act)(t) = pi + (1/2 - pi) exp(-s t) of the two-state chain, to the floor at 0 and 1
+    from cognition.decision.batched import markov_choice
+    from cognition.decision.matched import MATCH_FLOOR, matched_markov_intensity
+
+    t = np.array([1.3])
+    out = markov_choice(matched_markov_intensity(np.array([p]), np.array([1.0 - p]), t), np.array([0.5]), t)
+    assert out["p_act_given_a"][0] == pytest.approx(p, abs=MATCH_FLOOR + 1e-14)
+    assert out["p_act_given_b"][0] == pytest.approx(1.0 - p, abs=MATCH_FLOOR + 1e-14)
+
+
+def test_interference_off_is_total_probability_of_the_quantum_conditionals_and_exactly_0():
+    from cognition.decision import choice_probabilities, controlled_choice_probabilities
+
+    belief, mu, gamma, t, mu_b = _decision_cases()
+    p_a, p_b = _reference_conditionals(mu, gamma, t, mu_b)
+    off = controlled_choice_probabilities(belief, mu, gamma, t=t, mu_b=mu_b, control="no_interference")
+    assert (off["interference"] == 0.0).all()
+    np.testing.assert_allclose(off["p_act"], belief * p_a + (1 - belief) * p_b, atol=1e-12)
+    quantum = choice_probabilities(belief, mu, gamma, t=t, mu_b=mu_b)
+    assert np.abs(quantum["interference"]).max() > 0.1  # the quantum model does interfere here
+
+
+def _hybrid(control, gamma=2.09):
+    from cognition.config import HybridConfig
+    from cognition.modules.hybrid import Hybrid
+
+    return Hybrid(HybridConfig(control=control, gamma=gamma), 2, 0, F64, "cpu", model="quantum")
+
+
+def test_the_hybrid_module_under_each_control():
+    # Orthogonal contents: agreement 0, belief 1/2; expectation salience s: mu_a = 1 - tanh(s), mu_b = tanh(s)
+    s_e = np.array([0.0, 0.3, 1.0, 3.0])
+    n = len(s_e)
+    zeros = torch.zeros(n, 2, dtype=F64)
+    e, u = zeros.clone(), zeros.clone()
+    e[:, 0], u[:, 1] = 1.0, 1.0
+    inputs = {"broadcast": zeros, "expectation": Proposal(e, torch.tensor(s_e)),
+              "unconscious": Proposal(u, torch.zeros(n, dtype=F64))}
+    mu_a, mu_b = 1.0 - np.tanh(s_e), np.tanh(s_e)
+    p_a, p_b = _reference_conditionals(mu_a, np.full(n, 2.09), np.full(n, np.pi / 2), mu_b)
+    expected = 0.5 * p_a + 0.5 * p_b
+    for control in ("no_interference", "matched_markov"):
+        mod = _hybrid(control)
+        prop, _ = mod.propose({}, inputs, None, mod.init_weights(np.arange(n)))
+        np.testing.assert_allclose(prop.extras["p_act"].numpy(), expected, atol=1e-12)
+        assert np.abs(prop.extras["interference"].numpy()).max() < 1e-14
+        assert mod.describe()["control"] == control
+    mod = _hybrid("none")
+    prop, _ = mod.propose({}, inputs, None, mod.init_weights(np.arange(n)))
+    assert np.abs(prop.extras["p_act"].numpy() - expected).max() > 0.05  # the quantum module is not the control
+
+
+def test_a_bad_hybrid_control_is_refused_naming_field_value_and_choices():
+    with pytest.raises(ConfigError, match=r"modules\.hybrid\.control = 'markov'.*'none', 'no_interference', "
+                                          r"'matched_markov'"):
+        load_config(overrides={"modules": {"hybrid": {"control": "markov"}}})
+    with pytest.raises(ConfigError, match=r"modules\.hybrid\.control = 'matched_markov'.*quantum\.mode"):
+        load_config(overrides={"quantum": {"mode": "disabled"}, "modules": {"hybrid": {"control": "matched_markov"}}})
+
+
+def test_the_matched_twin_gives_an_agent_the_same_bits_beside_any_other_agent():
+    # gamma = 0, mu = 1 gives P(act | A) = 1 (see test_modules' hand-computed 2x2), matched at the
+    # floor by a fast chain (rate ~ 18); batched_expm's shared squaring count follows the batch's
+    # largest norm, and moved agent 0's numbers by 1e-15 to 6e-15 beside it (measured); per-matrix
+    # squarings keep agent 0's rounding its own
+    from cognition.decision import controlled_choice_probabilities
+
+    belief, mu, mu_b = np.array([0.4, 0.4]), np.array([0.5, 1.0]), np.array([0.2, 1.0])
+    both = controlled_choice_probabilities(belief, mu, 0.0, mu_b=mu_b, control="matched_markov")
+    alone = controlled_choice_probabilities(belief[:1], mu[:1], 0.0, mu_b=mu_b[:1], control="matched_markov")
+    for key in ("p_act", "p_act_given_a", "p_act_given_b", "interference"):
+        assert both[key][0] == alone[key][0], key
