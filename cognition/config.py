@@ -70,6 +70,8 @@ class UnconsciousConfig:
     shots: int = num(128, ge=1)
     hidden: int = num(16, ge=1)  # stochastic-RNN size of the classical counterpart
     noise: float = num(0.3, ge=0.0)  # classical counterpart's noise scale
+    # matched control of the quantum sampler (docs/quantum-effects.md); quantum modes only
+    control: Literal["none", "no_entanglement", "classical_marginals"] = "none"
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class HybridConfig:
     time: float = num(1.5707963267948966, gt=0.0)  # evolution time t (P&B: pi/2)
     mu_scale: float = num(1.0, ge=0.0)  # utility scale of the decision
     belief_gain: float = num(4.0, ge=0.0)  # beta in belief = sigmoid(beta * agreement)
+    # matched control of the quantum decision (docs/quantum-effects.md); quantum modes only
+    control: Literal["none", "no_interference", "matched_markov"] = "none"
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,7 @@ class Config:
 
 
 PHI_SHRINKAGE = (None, "ledoit-wolf")
+MATCHED_CONTROL_MODULES = ("unconscious", "hybrid")  # the modules with a `control` setting
 
 
 def _merge(base: dict, override: dict) -> dict:
@@ -226,6 +231,12 @@ def _validate_cross_fields(cfg: Config) -> None:
             if name in cfg.modules.enabled and width > cap and cfg.quantum.on_cap_exceeded == "error":
                 raise ConfigError(f"modules.{name}.qubits", width,
                                   f"at most the qubit cap {cap} (or quantum.on_cap_exceeded: reduce)")
+    for name in MATCHED_CONTROL_MODULES:
+        chosen = getattr(cfg.modules, name).control
+        if chosen != "none" and cfg.quantum.mode == "disabled":
+            raise ConfigError(f"modules.{name}.control", chosen,
+                              "'none' when quantum.mode is disabled (a control stands in for the quantum "
+                              "component, which a classical run does not have)")
     if cfg.workspace.capacity > len(cfg.modules.enabled):
         raise ConfigError("workspace.capacity", cfg.workspace.capacity,
                           f"at most the number of enabled modules ({len(cfg.modules.enabled)})")

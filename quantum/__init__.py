@@ -8,7 +8,7 @@
 Importing this package imports neither qiskit nor torch and probes no hardware;
 backends import what they need when they are made.
 """
-from quantum.builders import angle_encoded_reservoir, entangling_sampler, reservoir_angle_count
+from quantum.builders import angle_encoded_reservoir, entangling_sampler, reservoir_angle_count, without_entanglers
 from quantum.caps import QUANTUM_LITE_MAX_QUBITS, QUANTUM_LITE_THREADS, check_width, resolve_width
 from quantum.circuits import GATES, CircuitTemplate, Gate
 from quantum.errors import (BackendUnavailableError, QuantumError, QuantumExecutionError, QuantumMemoryError,
@@ -28,5 +28,5 @@ __all__ = [
     "GATES", "BackendUnavailableError", "CircuitTemplate", "Gate", "MemoryPlan", "QUANTUM_LITE_MAX_QUBITS",
     "QUANTUM_LITE_THREADS", "QuantumError", "QuantumExecutionError", "QuantumMemoryError", "QubitCapError",
     "aer_info", "angle_encoded_reservoir", "available_backends", "check_width", "entangling_sampler",
-    "make_backend", "plan", "reservoir_angle_count", "resolve_width", "statevector_bytes",
+    "make_backend", "plan", "reservoir_angle_count", "resolve_width", "statevector_bytes", "without_entanglers",
 ]

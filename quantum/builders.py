@@ -100,3 +100,15 @@ def entangling_sampler(n_qubits: int, n_inputs: int, layers: int,
                      for a, b in _ring(n_qubits))
     _require_all_inputs_used("entangling_sampler", gates, n_inputs, "raise n_qubits or layers")
     return CircuitTemplate(f"sampler_q{n_qubits}_i{n_inputs}_l{layers}", n_qubits, n_inputs, tuple(gates))
+
+
+def without_entanglers(circuit: CircuitTemplate) -> CircuitTemplate:
+    """The same circuit with every two-qubit gate removed (named ``<name>_noent``).
+
+    What is left is a product of single-qubit unitaries on a product state, so the state it
+    prepares is a product state: no entanglement for any parameters (every bipartition's
+    entanglement entropy is 0). Parameters keep their indices; an input that reached the
+    circuit only through a removed gate no longer reaches it.
+    """
+    gates = tuple(g for g in circuit.gates if len(g.qubits) == 1)
+    return CircuitTemplate(f"{circuit.name}_noent", circuit.n_qubits, circuit.n_params, gates)

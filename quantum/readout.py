@@ -14,13 +14,25 @@ def _axis(n: int, q: int) -> int:
     return n - q
 
 
+def _halves(probabilities: np.ndarray, n: int, q: int) -> np.ndarray:
+    """(B, 2): P(q=0), P(q=1), each row summed on its own (the same rounding whatever the batch)."""
+    return probabilities.reshape(probabilities.shape[0], 1 << (n - q - 1), 2, 1 << q).sum(axis=(1, 3))
+
+
 def z_expectations(probabilities: np.ndarray, n: int) -> np.ndarray:
     """<Z_q> for q = 0..n-1: (B, n) float64."""
-    b = probabilities.shape[0]
-    out = np.empty((b, n))
+    out = np.empty((probabilities.shape[0], n))
     for q in range(n):
-        halves = probabilities.reshape(b, 1 << (n - q - 1), 2, 1 << q).sum(axis=(1, 3))
+        halves = _halves(probabilities, n, q)
         out[:, q] = halves[:, 0] - halves[:, 1]
+    return out
+
+
+def one_probabilities(probabilities: np.ndarray, n: int) -> np.ndarray:
+    """The single-qubit Born marginals P(q=1) for q = 0..n-1: (B, n) float64."""
+    out = np.empty((probabilities.shape[0], n))
+    for q in range(n):
+        out[:, q] = _halves(probabilities, n, q)[:, 1]
     return out
 
 
@@ -68,3 +80,17 @@ def sample_counts(probabilities: np.ndarray, shots: int, seeds: np.ndarray) -> n
         p = np.clip(p, 0.0, None)
         counts[row] = np.random.default_rng(int(seed)).multinomial(shots, p / p.sum())
     return counts
+
+
+def product_counts(marginals: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Counts (B, 2^n) int64 of shots of n independent qubits: qubit q of shot s of row b is 1
+    when uniforms[b, s, q] < marginals[b, q].
+
+    marginals (B, n): P(q=1) per row; uniforms (B, shots, n) on [0, 1). Each qubit is a
+    Bernoulli(marginals[b, q]) draw per shot, independent of the others, so a qubit's count
+    over the shots is Binomial(shots, P(q=1)), as in a circuit's sample, and every correlation
+    between qubits is gone. Little-endian like the probabilities (bit q of the index is qubit q).
+    """
+    b, shots, n = uniforms.shape
+    outcomes = ((uniforms < marginals[:, None, :]).astype(np.int64) << np.arange(n)).sum(axis=2)  # (B, shots)
+    return np.stack([np.bincount(row, minlength=1 << n) for row in outcomes])

@@ -33,17 +33,26 @@ from runtools import fast_args, run
 from cognition.assemble import assemble
 from cognition.config import load_config
 
-def _trajectory(mode, batch):
+def _trajectory(mode, batch, modules=None):
     quantum = {"mode": mode} if mode == "disabled" else {"mode": mode, "backend": "torch"}
-    loop = assemble(load_config(overrides={"run": {"agents": 8, "cycles": 6}, "quantum": quantum})).loop
+    overrides = {"run": {"agents": 8, "cycles": 6}, "quantum": quantum, "modules": modules or {}}
+    loop = assemble(load_config(overrides=overrides)).loop
     return run_loop(loop, 6, batch)
 
 
-@pytest.mark.parametrize("mode", ["disabled", "lite"])
-def test_bit_identical_for_every_batch(mode):
-    ref_state, _, ref_units = _trajectory(mode, 8)
+# the matched controls (docs/quantum-effects.md) draw from the agents' own streams too
+CONTROLS = {"no_entanglement": {"unconscious": {"control": "no_entanglement"}},
+            "classical_marginals": {"unconscious": {"control": "classical_marginals"}},
+            "no_interference": {"hybrid": {"control": "no_interference"}},
+            "matched_markov": {"hybrid": {"control": "matched_markov"}}}
+
+
+@pytest.mark.parametrize("mode, control", [("disabled", None), ("lite", None)] + [("lite", c) for c in CONTROLS])
+def test_bit_identical_for_every_batch(mode, control):
+    modules = CONTROLS.get(control)
+    ref_state, _, ref_units = _trajectory(mode, 8, modules)
     for batch in (1, 2, 3):
-        state, _, units = _trajectory(mode, batch)
+        state, _, units = _trajectory(mode, batch, modules)
         assert np.array_equal(units, ref_units), f"batch {batch}: max diff {np.abs(units - ref_units).max():.3g}"
         for name, st in ref_state.modules.items():
             for key, value in st.items():

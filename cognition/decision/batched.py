@@ -17,24 +17,28 @@ from .pothos_busemeyer import markov_intensity, quantum_hamiltonian
 _TAYLOR_DEGREE = 18
 
 
-def batched_expm(a: np.ndarray) -> np.ndarray:
+def batched_expm(a: np.ndarray, per_matrix: bool = False) -> np.ndarray:
     """``expm`` of every matrix in a stack, (B, n, n) -> (B, n, n), by scaling and squaring.
 
     ``scipy.linalg.expm`` loops over a stack in Python, so the agents' generators are
     exponentiated here with one Taylor polynomial and one squaring chain for the whole
-    batch (Moler & Van Loan 2003, "Nineteen dubious ways", method 3). All matrices share
-    the number of squarings, chosen for the largest 1-norm in the batch.
+    batch (Moler & Van Loan 2003, "Nineteen dubious ways", method 3). By default all
+    matrices share the number of squarings, chosen for the largest 1-norm in the batch, so
+    a matrix's rounding depends on the others in the stack (~1e-16); ``per_matrix=True``
+    gives each matrix the number for its own 1-norm, the same result whatever the batch.
     """
     a = np.asarray(a)
-    norm = float(np.max(np.abs(a).sum(axis=-2), initial=0.0))  # max column-sum = 1-norm
-    squarings = max(0, int(np.ceil(np.log2(norm / 0.5)))) if norm > 0 else 0
-    x = a / 2.0**squarings
+    norms = np.abs(a).sum(axis=-2).max(axis=-1, initial=0.0)  # max column-sum = 1-norm, (B,)
+    if not per_matrix:
+        norms = np.full(norms.shape, np.max(norms, initial=0.0))
+    squarings = np.ceil(np.log2(np.maximum(norms, 1e-300) / 0.5)).clip(min=0).astype(int)
+    x = a / (2.0**squarings)[:, None, None]
     eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
     result = eye.copy()
     for k in range(_TAYLOR_DEGREE, 0, -1):  # Horner: I + x/1 (I + x/2 (I + ...))
         result = eye + (x @ result) / k
-    for _ in range(squarings):
-        result = result @ result
+    for step in range(int(squarings.max(initial=0))):
+        result = np.where((step < squarings)[:, None, None], result @ result, result)
     return result
 
 
@@ -79,20 +83,37 @@ def choice_probabilities(
     mu_b = mu if mu_b is None else _batch(where, "mu_b", mu_b, n)
     check_parameters(where, model, t, mu=mu, gamma=gamma, mu_b=mu_b)
 
-    # States as columns: condition A known, condition B known, unknown -> (B, 4, 3).
-    states = np.stack([initial_state(np.ones(n), model), initial_state(np.zeros(n), model), initial_state(a, model)], -1)
     if model == "quantum":
         energies, modes = np.linalg.eigh(quantum_hamiltonian(mu, gamma, mu_b))  # H real symmetric
         phases = np.exp(-1j * energies * t[:, None])  # (B, 4)
-        amplitudes = modes @ (phases[:, :, None] * (np.swapaxes(modes, -1, -2) @ states))
-        p_state = np.abs(amplitudes) ** 2
-    else:
-        p_state = batched_expm(markov_intensity(mu, gamma, mu_b) * t[:, None, None]) @ states
+        amplitudes = modes @ (phases[:, :, None] * (np.swapaxes(modes, -1, -2) @ condition_states(a, model)))
+        return act_probabilities(np.abs(amplitudes) ** 2, a)
+    return markov_choice(markov_intensity(mu, gamma, mu_b), a, t)
+
+
+def condition_states(belief_a: np.ndarray, model: str) -> np.ndarray:
+    """(B, 4, 3) initial states as columns: condition A known, condition B known, unknown (belief_a)."""
+    n = belief_a.shape[0]
+    return np.stack([initial_state(np.ones(n), model), initial_state(np.zeros(n), model),
+                     initial_state(belief_a, model)], -1)
+
+
+def markov_choice(intensity: np.ndarray, belief_a: np.ndarray, t: np.ndarray,
+                  per_matrix: bool = False) -> dict[str, np.ndarray]:
+    """:func:`choice_probabilities` of the Markov chain with generator ``intensity`` (B, 4, 4)
+    (column convention, see ``markov_intensity``) run for ``t`` (B,) from the three start states;
+    ``per_matrix``: see :func:`batched_expm`."""
+    transition = batched_expm(intensity * t[:, None, None], per_matrix=per_matrix)
+    return act_probabilities(transition @ condition_states(belief_a, "markov"), belief_a)
+
+
+def act_probabilities(p_state: np.ndarray, belief_a: np.ndarray) -> dict[str, np.ndarray]:
+    """The returns of :func:`choice_probabilities` from the final state probabilities (B, 4, 3)."""
     p_act = p_state[:, list(ACT), :].sum(axis=1)  # (B, 3)
     p_a, p_b, p_unknown = p_act[:, 0], p_act[:, 1], p_act[:, 2]
     return {
         "p_act_given_a": p_a,
         "p_act_given_b": p_b,
         "p_act": p_unknown,
-        "interference": p_unknown - (a * p_a + (1.0 - a) * p_b),
+        "interference": p_unknown - (belief_a * p_a + (1.0 - belief_a) * p_b),
     }

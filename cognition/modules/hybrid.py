@@ -27,6 +27,11 @@ expectation whose prediction was broadcast does (its next error is small).
 
 The interference term p_act - [belief_a P(act|A) + (1-belief_a) P(act|B)] is
 recorded every cycle; it is zero (to rounding, ~1e-16) for the Markov twin.
+
+Matched controls of the quantum decision (``control``, docs/quantum-effects.md;
+cognition/decision/matched.py): ``no_interference`` combines the quantum model's
+P(act|A), P(act|B) by the law of total probability (interference exactly 0);
+``matched_markov`` runs a Markov chain whose P(act|A), P(act|B) equal the quantum ones.
 """
 from __future__ import annotations
 
@@ -56,6 +61,7 @@ class Hybrid(CognitiveModule):
     def __init__(self, cfg, content_dim: int, seed: int, dtype, device, model: str):
         self.cfg, self.D, self.seed, self.dtype, self.device, self.model = cfg, content_dim, seed, dtype, device, model
         self.variant = "quantum" if model == "quantum" else "classical"
+        self.control = cfg.control
         self.shapes = self.weight_shapes(cfg, content_dim)
 
     @classmethod
@@ -81,9 +87,12 @@ class Hybrid(CognitiveModule):
         belief = batch_stable(torch.sigmoid, self.cfg.belief_gain * agreement)
         unreliability = batch_stable(torch.tanh, e.salience)
         as_np = lambda x: x.detach().cpu().double().numpy()  # noqa: E731
-        out = decision.choice_probabilities(
-            as_np(belief), as_np(self.cfg.mu_scale * (1.0 - unreliability)), self.cfg.gamma,
-            t=self.cfg.time, model=self.model, mu_b=as_np(self.cfg.mu_scale * unreliability))
+        args = (as_np(belief), as_np(self.cfg.mu_scale * (1.0 - unreliability)), self.cfg.gamma)
+        kwargs = {"t": self.cfg.time, "mu_b": as_np(self.cfg.mu_scale * unreliability)}
+        if self.control == "none":
+            out = decision.choice_probabilities(*args, model=self.model, **kwargs)
+        else:
+            out = decision.controlled_choice_probabilities(*args, control=self.control, **kwargs)
         as_t = lambda a: torch.as_tensor(np.asarray(a), dtype=self.dtype, device=self.device)  # noqa: E731
         p_act, interference = as_t(out["p_act"]), as_t(out["interference"])
         decided = 2.0 * p_act - 1.0
@@ -96,4 +105,5 @@ class Hybrid(CognitiveModule):
         return proposal.extras["p_act"][:, None]
 
     def describe(self):
-        return dict(super().describe(), model=self.model, gamma=self.cfg.gamma, time=self.cfg.time)
+        return dict(super().describe(), model=self.model, gamma=self.cfg.gamma, time=self.cfg.time,
+                    control=self.control)

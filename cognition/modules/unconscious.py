@@ -12,6 +12,13 @@ the randomness is the Born rule, sampled with a finite number of shots).
 Classical: a stochastic RNN, h_t = tanh(W h_{t-1} + U b_{t-1} + sigma eps_t),
 z_t = h_t, with Gaussian noise eps_t from the agent's own stream.
 
+Matched controls of the quantum sampler (``control``, docs/quantum-effects.md):
+``no_entanglement`` samples the same circuit with its RZZ gates removed (a product
+state); ``classical_marginals`` draws each qubit on its own, Bernoulli with the
+circuit's exact single-qubit Born marginal P(q=1), ``shots`` times from the agent's own
+stream, so every qubit keeps its marginal and its shot noise and every correlation
+between qubits is gone.
+
 Every agent has its own M (entries N(0, 4/k)) and, classical, its own W (entries
 N(0, 1), rescaled to spectral radius 0.9) and U (entries N(0, 1/D)), drawn from its
 own weight streams. They are held as the right factors of row-vector products,
@@ -58,11 +65,14 @@ class QuantumUnconscious(Unconscious):
     kernels = ("_associate",)
 
     def __init__(self, cfg, content_dim, seed, dtype, device, backend, width: int):
-        from quantum import entangling_sampler
+        from quantum import entangling_sampler, without_entanglers
 
         self._init(cfg, content_dim, seed, dtype, device, width)
         self.backend = backend
+        self.control = cfg.control
         self.circuit = entangling_sampler(width, content_dim, cfg.layers)
+        if self.control == "no_entanglement":
+            self.circuit = without_entanglers(self.circuit)
         bits = (np.arange(2**width)[:, None] >> np.arange(width)[None, :]) & 1
         self._z_of_outcome = torch.as_tensor(1.0 - 2.0 * bits, dtype=torch.float64)  # (2^n, n)
         self._associate = associate
@@ -81,10 +91,23 @@ class QuantumUnconscious(Unconscious):
     def init_state(self, agents, streams):
         return {}
 
+    def sample(self, angles, streams) -> np.ndarray:
+        """Counts (agents, 2^n) of ``shots`` measurements of the circuit at ``angles`` (agents, D).
+
+        classical_marginals: each qubit drawn on its own from its exact Born marginal
+        (quantum.readout.product_counts), with uniforms from the agent's own stream.
+        """
+        if self.control == "classical_marginals":
+            from quantum.readout import product_counts
+
+            uniforms = streams.uniform(0.0, 1.0, self.cfg.shots, self.circuit.n_qubits)
+            return product_counts(self.backend.marginals(self.circuit, angles), uniforms)
+        return self.backend.sample(self.circuit, angles, self.cfg.shots, streams.seeds())
+
     def propose(self, state, inputs, streams, weights):
         b_prev = inputs["broadcast"]
         angles = torch.tanh(b_prev).detach().cpu().double().numpy()  # the builder scales by pi
-        counts = self.backend.sample(self.circuit, angles, self.cfg.shots, streams.seeds())
+        counts = self.sample(angles, streams)
         freq = torch.as_tensor(counts, dtype=torch.float64) / self.cfg.shots
         z = rowwise_matmul(freq, self._z_of_outcome).to(dtype=self.dtype, device=self.device)
         p = freq.clamp_min(1e-300)
@@ -94,7 +117,7 @@ class QuantumUnconscious(Unconscious):
 
     def describe(self):
         return dict(super().describe(), qubits=self.circuit.n_qubits, shots=self.cfg.shots,
-                    circuit=self.circuit.name)
+                    circuit=self.circuit.name, control=self.control)
 
 
 class ClassicalUnconscious(Unconscious):

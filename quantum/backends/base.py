@@ -17,7 +17,8 @@ from quantum.caps import check_width
 from quantum.circuits import CircuitTemplate
 from quantum.errors import QuantumMemoryError
 from quantum.memory import DEFAULT_HEADROOM, MiB, MemoryPlan, plan, statevector_bytes
-from quantum.readout import sample_counts, validate_pairs, validate_seeds, z_expectations, zz_expectations
+from quantum.readout import (one_probabilities, sample_counts, validate_pairs, validate_seeds, z_expectations,
+                             zz_expectations)
 
 # Without a budget a backend gets what its cap needs, and at least this much.
 DEFAULT_MIN_BUDGET_BYTES = 256 * MiB
@@ -121,6 +122,10 @@ class QuantumBackend(abc.ABC):
     def expectations_z(self, circuit: CircuitTemplate, params) -> np.ndarray:
         """<Z_q> per parameter set: (B, n) float64."""
         return z_expectations(self.probabilities(circuit, params), circuit.n_qubits)
+
+    def marginals(self, circuit: CircuitTemplate, params) -> np.ndarray:
+        """The single-qubit Born marginals P(q=1) per parameter set: (B, n) float64."""
+        return one_probabilities(self.probabilities(circuit, params), circuit.n_qubits)
 
     def expectations_zz(self, circuit: CircuitTemplate, params, pairs) -> np.ndarray:
         """<Z_a Z_b> for each (a, b) in pairs: (B, len(pairs)) float64."""
