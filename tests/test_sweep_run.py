@@ -73,7 +73,9 @@ def test_local_2x2x2_sweep_writes_one_run_per_point_and_the_aggregate(local_swee
     path, root, res = local_sweep
     assert res.returncode == 0, res.stderr
     stderr = [ln for ln in res.stderr.splitlines() if ln.strip()]
-    assert len(stderr) == 1 and "8/8 points done" in stderr[0] and "0 failed" in stderr[0], res.stderr
+    progress, summary = stderr[:-1], stderr[-1]  # off a terminal: a line per finished point, then the summary
+    assert len(progress) == 8 and progress[-1].startswith("sweep tiny: 8/8 done"), res.stderr
+    assert "8/8 points done" in summary and "0 failed" in summary, res.stderr
     rows = read_csv(root / "aggregate.csv")
     assert len(rows) == 8
     assert list(rows[0])[:4] == ["point", "modules.hybrid.gamma", "workspace.temperature", "run.seed"]

@@ -173,7 +173,7 @@ def test_dry_run_lists_the_example_sweep(capsys, tmp_path):
     assert not (tmp_path / "ex").exists()
 
 
-def test_progress_counts_eta_and_is_silent_off_a_terminal():
+def test_progress_counts_eta_and_writes_plain_lines_off_a_terminal():
     now = [0.0]
     stream = io.StringIO()
     prog = SweepProgress("s", total=8, already_finished=2, stream=stream, tty=False, clock=lambda: now[0])
@@ -185,9 +185,11 @@ def test_progress_counts_eta_and_is_silent_off_a_terminal():
     # 2 points ended in 10 s; 8 - 3 done - 1 failed = 4 left: 10 / 2 * 4 = 20 s
     assert prog.eta_seconds() == pytest.approx(20.0)
     assert prog.line() == "sweep s: 3/8 done, 2 running, 1 failed, ETA 20 s"
-    assert stream.getvalue() == ""  # not a terminal: nothing until the summary
+    # not a terminal: a plain line each time a point ends, no redraws, then the summary
+    lines = ["sweep s: 3/8 done, 2 running, 0 failed, ETA 50 s", "sweep s: 3/8 done, 2 running, 1 failed, ETA 20 s"]
+    assert stream.getvalue() == "".join(ln + "\n" for ln in lines)
     summary = prog.close()
-    assert stream.getvalue() == summary + "\n" and "1 failed" in summary and "b (killed" in summary
+    assert stream.getvalue().splitlines()[-1] == summary and "1 failed" in summary and "b (killed" in summary
 
 
 def test_progress_redraws_one_line_on_a_terminal():

@@ -1,8 +1,8 @@
 """Progress over a whole sweep: points done, running, failed, and the time left.
 
 On a terminal one status line is redrawn in place (on stderr); elsewhere (a
-log file, CI) nothing is printed until :meth:`SweepProgress.close` writes one
-summary line. The ETA assumes the points still to run take as long, on
+log file, CI, a batch job) a plain status line is written each time a point ends,
+and :meth:`SweepProgress.close` writes one summary line. The ETA assumes the points still to run take as long, on
 average, as those finished in this session (with the same parallelism):
 ``eta = elapsed / finished_now * remaining``.
 """
@@ -62,6 +62,9 @@ class SweepProgress:
 
     def finished(self, result: PointResult) -> None:
         (self.completed if result.status == "completed" else self.failed).append(result)
+        if not self.tty:
+            self.stream.write(self.line() + "\n")
+            self.stream.flush()
 
     def note(self, text: str) -> None:
         """A line of context (where the points run) on a terminal; nothing elsewhere."""
