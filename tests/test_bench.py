@@ -15,6 +15,7 @@ def bench(tmp_path, suite: str, *args):
     return res, json.loads(out.read_text())[suite]
 
 
+@pytest.mark.integration
 def test_agents_suite_writes_rows_ratios_and_saturation(tmp_path):
     res, result = bench(tmp_path, "agents", "--agents", "1", "2", "--modes", "disabled", "--cycles", "1",
                         "--repeats", "1", "--device", "cpu", "--compile", "default")
@@ -35,6 +36,7 @@ def test_json_into_a_missing_directory_is_one_line(tmp_path):
     assert len(res.stderr.strip().splitlines()) == 1 and "does not exist" in res.stderr
 
 
+@pytest.mark.integration
 def test_runtime_suite_measures_plans_rss_and_checkpoints(tmp_path):
     res, result = bench(tmp_path, "runtime", "--planned", "20", "40", "--first", "10", "--long", "40",
                         "--rss-from", "20", "--agents", "2", "--repeats", "1")
@@ -45,6 +47,7 @@ def test_runtime_suite_measures_plans_rss_and_checkpoints(tmp_path):
     assert "wall ms/cycle" in res.stdout and "checkpoints" in res.stdout
 
 
+@pytest.mark.integration
 def test_compare_suite_measures_the_reports_own_test_and_reuses_runs(tmp_path):
     """issue 16 item 3: the calibration of cognition.report's across-run test; the p-values it counts
     are the ones `python -m cognition.report --group ...` prints for the same runs."""

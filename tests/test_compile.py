@@ -80,6 +80,7 @@ def test_reduce_overhead_on_cpu_has_no_cuda_graphs():
     assert not StepCompiler("reduce-overhead", "cpu").cuda_graphs
 
 
+@pytest.mark.integration
 def test_validate_records_the_compile_in_provenance(tmp_path):
     import json
 

@@ -55,6 +55,7 @@ def _listing(path: Path) -> set[str]:
     return {str(p.relative_to(path)) for p in path.rglob("*")} if path.exists() else set()
 
 
+@pytest.mark.integration
 @pytest.mark.notebooks
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom(path, tmp_path, monkeypatch):

@@ -3,6 +3,7 @@ import json
 import signal
 import time
 
+import pytest
 from clitools import command
 
 ARGS = ["--cycles", "16", "--disable-quantum", "--agents", "8", "--control", "none"]  # rows = agents
@@ -43,6 +44,7 @@ def test_oom_on_every_try_stops_with_checkpoint_and_advice(tmp_path):
     assert marker["cycle"] == 5  # the state before the failing cycle
 
 
+@pytest.mark.integration
 def test_sigterm_writes_checkpoint_and_resume_finishes(tmp_path):
     out = tmp_path / "r"
     proc = command("cognition.validate", "--cycles", "400", "--disable-quantum", "--agents", "2", "--out", out,

@@ -63,6 +63,7 @@ def _rejections(systems, seed=0) -> tuple[int, list[float]]:
     return rejected, values
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("start_sd", [None, 3.0], ids=["stationary", "shared-transient"])
 def test_null_false_positive_rate_on_independent_units(start_sd):
     # 40 systems: an exact 5 % test rejects <= 5 with probability 0.86, <= 6 with 0.94; the

@@ -197,6 +197,7 @@ def _python(args, cwd, *paths, timeout=300):
                           text=True, timeout=timeout)
 
 
+@pytest.mark.integration
 def test_own_module_runs_with_phi_is_killed_and_resumes_bit_identically(tmp_path):
     shutil.copy(OSCILLATOR, tmp_path / "oscillator.py")
     (tmp_path / "script.py").write_text(SCRIPT)
@@ -232,6 +233,7 @@ def _cli(args, cwd, *paths):
     return _python(["-m", "cognition.validate", *args], cwd, *paths)
 
 
+@pytest.mark.integration
 def test_entry_point_module_runs_from_the_cli_and_the_module_set_guards_the_checkpoint(tmp_path):
     site = tmp_path / "site"
     _install_entry_point(site)

@@ -18,6 +18,8 @@ from clitools import command
 
 from cognition.sweeps.aggregate import TIMING_COLUMNS, read_csv, without_timing
 
+pytestmark = pytest.mark.integration  # whole sweeps in subprocesses (about 55 s): the CI's second step
+
 BASE = """
 base:
   run: {cycles: 15, agents: 8}
