@@ -78,8 +78,8 @@ def population(agents: int, twin_sets: int) -> Population:
 
 
 def rows_per_agent(cfg) -> int:
-    """Rows the batch holds per agent of the run (3 with the yoked control)."""
-    return 3 if cfg.control.yoked else 1
+    """Rows the batch holds per agent of the run (3 with the yoked control: agent, donor, twin)."""
+    return 1 + 2 * int(cfg.control.yoked)
 
 
 def lesioned_module(cfg) -> str | None:
@@ -88,15 +88,16 @@ def lesioned_module(cfg) -> str | None:
     return lesion.split(":", 1)[1] if lesion and lesion.startswith("module:") else None
 
 
-def split_rows(units: np.ndarray, agents: int, yoked: bool, twin_sets: int | None = None) -> dict[str, np.ndarray]:
-    """Per group ("intact", and "donor", "yoked" with the control), its rows of ``units`` (rows, ...)."""
-    if twin_sets is not None:
-        return {name: units[rows] for name, rows in population(agents, twin_sets).groups.items()}
-    groups = population(agents, int(yoked)).groups
+def split_rows(units: np.ndarray, agents: int, twin_sets: int) -> dict[str, np.ndarray]:
+    """Per group of :func:`population` ("intact", and "donor", "yoked", ... per twin set), its rows
+    of ``units`` (rows, ...). ``twin_sets``: 1 with the yoked control (a bool says so too), 0 without."""
+    groups = population(agents, int(twin_sets)).groups
     rows = max(s.stop for s in groups.values())
     if units.shape[0] != rows:
-        raise ValueError(f"{units.shape[0]} rows of unit signals; a run of {agents} agents "
-                         f"{'with' if yoked else 'without'} the yoked control records {rows}")
+        control = f"{int(twin_sets)} set(s) of yoked twins" if twin_sets > 1 else \
+            ("the yoked control" if twin_sets else "no yoked control")
+        raise ValueError(f"{units.shape[0]} rows of unit signals; a run of {agents} agents with {control} "
+                         f"records {rows}")
     return {name: units[rows] for name, rows in groups.items()}
 
 

@@ -10,6 +10,7 @@ control). Every run simulates two sets of yoked twins, to two disjoint sets of d
   2). Neither set has a loop through its own workspace and they differ only in which
   independent broadcast drives them, so the true difference is 0: how often its CI
   excludes 0 is the false-positive rate of the interval;
+* the same null at each side's MIB: the calibration of the report's descriptive MIB interval;
 * the broadcast lesion (modules read the fixed initial broadcast), for which the twins
   are the agents bit for bit (difference exactly 0), at the shortest run length.
 
@@ -39,7 +40,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def simulate(cfg, twin_sets: int):
-    """Units (rows, cycles, n) and the agents' winners (agents, cycles) of a run with ``twin_sets`` twin sets."""
+    """Units (rows, cycles, n), the per-cycle records (metrics.jsonl's fields, Phi left out) and the loop of a
+    run with ``twin_sets`` twin sets."""
+    import dataclasses
+
     from cognition.assemble import assemble
     from cognition.controls import population
     from cognition.loop import IntegrationLoop
@@ -47,24 +51,22 @@ def simulate(cfg, twin_sets: int):
     base = assemble(cfg).loop
     loop = IntegrationLoop(cfg, list(base.modules.values()), device=base.device, dtype=base.dtype,
                            population=population(cfg.run.agents, twin_sets))
-    state, rows, winners = loop.initial_state(), [], []
+    state, rows, records = loop.initial_state(), [], []
     for _ in range(cfg.run.cycles):
-        state, per_agent, signals = loop.advance(state)
+        state, record, signals = loop.step(state, None)  # no window: no per-cycle Phi
         rows.append(signals)
-        winners.append(per_agent["winner"][loop.intact].cpu().numpy())
-    return np.stack(rows, axis=1), np.stack(winners, axis=1), loop
+        records.append(dataclasses.asdict(record))
+    return np.stack(rows, axis=1), records, loop
 
 
-def competition_row(winners: np.ndarray, modules: list[str]) -> dict:
-    from cognition.competition import entropy_bits
-    from cognition.workspace import NO_ACCESS
+def competition_row(cfg, records: list[dict], modules: list[str]) -> dict:
+    """The run's competition figures, as its report.json ``competition`` computes them."""
+    from cognition.competition import summarise_competition
 
-    share = {m: float(np.mean(winners == i)) for i, m in enumerate(modules)}
-    share["no_access"] = float(np.mean(winners == NO_ACCESS))
-    runs = [(w[0], len(w)) for row in winners for w in np.split(row, np.flatnonzero(np.diff(row)) + 1)]
-    dwell = {m: float(np.mean([n for w, n in runs[:-1] if w == i] or [np.nan])) for i, m in enumerate(modules)}
-    return {"winner_share": share, "winner_entropy_bits": entropy_bits(share.values()),
-            "switching_rate": float(np.mean(winners[:, 1:] != winners[:, :-1])), "mean_dwell_cycles": dwell}
+    c = summarise_competition(cfg, records, modules)
+    return {"winner_share": {**c["winner_share"], "no_access": c["no_access"]},
+            "winner_entropy_bits": c["winner_entropy_bits"], "switching_rate": c["switching_rate"],
+            "mean_dwell_cycles": {m: d["mean_cycles"] for m, d in c["dwell"].items()}}
 
 
 def _difference(a, b, cut, cfg) -> dict:
@@ -83,13 +85,14 @@ def seed_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
     run = {"seed": seed, "cycles": cycles, **({"agents": agents} if agents else {})}
     cfg = load_config(overrides={"run": run, "quantum": {"mode": mode}, "runtime": {"device": "cpu"}})
     t0 = time.perf_counter()
-    units, winners, loop = simulate(cfg, twin_sets=2)
-    g = split_rows(units, cfg.run.agents, True, twin_sets=2)
+    units, records, loop = simulate(cfg, twin_sets=2)
+    g = split_rows(units, cfg.run.agents, twin_sets=2)
     cut = broadcast_cut(loop.unit_names)
     return {"mode": mode, "cycles": cycles, "seed": seed, "agents": cfg.run.agents,
-            **competition_row(winners, loop.declared),
+            **competition_row(cfg, records, loop.declared),
             "yoked": _difference(g["intact"], g["yoked"], cut, cfg),
             "null_twins": _difference(g["yoked"], g["yoked_2"], cut, cfg),
+            "null_twins_at_mib": _difference(g["yoked"], g["yoked_2"], None, cfg),
             "seconds": time.perf_counter() - t0}
 
 
@@ -102,7 +105,7 @@ def lesion_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
     cfg = load_config(overrides={"run": run, "quantum": {"mode": mode}, "runtime": {"device": "cpu"},
                                  "control": {"lesion": "broadcast"}})
     units, _, loop = simulate(cfg, twin_sets=1)
-    g = split_rows(units, cfg.run.agents, True)
+    g = split_rows(units, cfg.run.agents, twin_sets=1)
     row = {"mode": mode, "cycles": cycles, "seed": seed,
            "twins_identical": bool(np.array_equal(g["intact"], g["yoked"]))}
     try:
@@ -118,7 +121,8 @@ def summary(rows: list[dict]) -> dict:
             "mean_switching_rate": float(np.mean([r["switching_rate"] for r in rows])),
             "mean_entropy_bits": float(np.mean([r["winner_entropy_bits"] for r in rows])),
             "yoked_ci_above_zero": int(sum(r["yoked"]["ci_above_zero"] for r in rows)),
-            "null_ci_excludes_zero": int(sum(r["null_twins"]["excludes_zero"] for r in rows))}
+            "null_ci_excludes_zero": int(sum(r["null_twins"]["excludes_zero"] for r in rows)),
+            "null_at_mib_ci_excludes_zero": int(sum(r["null_twins_at_mib"]["excludes_zero"] for r in rows))}
 
 
 def _line(r: dict) -> str:

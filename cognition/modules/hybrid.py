@@ -44,10 +44,13 @@ from cognition.modules.base import CognitiveModule, Proposal, batch_stable, per_
 
 
 def cosine(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-12) -> torch.Tensor:
-    """Row-wise cosine similarity x.y / max(|x| |y|, eps), each row reduced on its own.
+    """Row-wise cosine similarity x.y / max(|x| |y|, eps).
 
-    torch.nn.functional.cosine_similarity rounds a row differently with the number of rows in
-    the launch (1 ulp, seen at 24 vs 6 rows), which broke bit-identical runs across batches.
+    Written out (sums of products over each row, exact square root and division) so that an
+    agent's rounding is fixed by these few operations; it replaced
+    torch.nn.functional.cosine_similarity while a batch dependence was traced (it came from the
+    sigmoid on this value, now :func:`batch_stable`; cosine_similarity itself was batch-invariant
+    when checked), and the runs the docs quote were made with it, so it stays.
     """
     return (x * y).sum(dim=1) / torch.sqrt((x * x).sum(dim=1) * (y * y).sum(dim=1)).clamp_min(eps)
 

@@ -18,6 +18,11 @@ CONTROL_NOTE = ("Each agent runs beside a yoked twin: the same weights and noise
                 "(delete-one-pair jackknife, t interval). H0: the broadcast adds no integration.")
 
 
+MIB_ROW_NOTE = ("the MIB row is descriptive, not a test: on twins that differ only in their donors (true "
+                "difference 0) its interval excluded 0 in 3 of 20 runs (15 %; python -m cognition.bench workspace), "
+                "the cut's in 0 of 20")
+
+
 def competition_blocks(report: dict, records: list[dict], enabled: list[str]) -> list:
     comp = report.get("competition") or {}
     if not records or "winner_share" not in comp:
@@ -52,6 +57,7 @@ def control_blocks(report: dict) -> list:
         rows.append([label, fmt.bits(r["intact_bits"]), fmt.bits(r["yoked_bits"]), fmt.bits(r["difference_bits"]),
                      fmt.interval(r["difference_ci_bits"])])
     items = [f"broadcast cut: {' + '.join(yoked['cut'][0])} | {' + '.join(yoked['cut'][1])}",
+             MIB_ROW_NOTE,
              f"{yoked['pairs']} agent-twin pairs, {yoked['dof']} degrees of freedom; {conf} intervals"]
     if yoked["twins_identical"]:
         items.append("the twins' units equal the agents' bit for bit: the modules do not read the broadcast here, "
