@@ -61,6 +61,8 @@ class ExpectationConfig:
     leak: float = num(0.5, gt=0.0, le=1.0)  # feature memory: f_t = (1-leak) f_{t-1} + leak q_t
     forgetting: float = num(0.98, gt=0.0, le=1.0)  # RLS forgetting factor lambda
     ridge: float = num(1.0, gt=0.0)  # RLS initial P = I / ridge
+    # matched control of the quantum reservoir (docs/quantum-effects.md); quantum modes only
+    control: Literal["none", "classical_reservoir"] = "none"
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,7 @@ class Config:
 
 
 PHI_SHRINKAGE = (None, "ledoit-wolf")
-MATCHED_CONTROL_MODULES = ("unconscious", "hybrid")  # the modules with a `control` setting
+MATCHED_CONTROL_MODULES = ("expectation", "unconscious", "hybrid")  # the modules with a `control` setting
 
 
 def _merge(base: dict, override: dict) -> dict:

@@ -44,7 +44,8 @@ def _trajectory(mode, batch, modules=None):
 CONTROLS = {"no_entanglement": {"unconscious": {"control": "no_entanglement"}},
             "classical_marginals": {"unconscious": {"control": "classical_marginals"}},
             "no_interference": {"hybrid": {"control": "no_interference"}},
-            "matched_markov": {"hybrid": {"control": "matched_markov"}}}
+            "matched_markov": {"hybrid": {"control": "matched_markov"}},
+            "classical_reservoir": {"expectation": {"control": "classical_reservoir"}}}
 
 
 @pytest.mark.parametrize("mode, control", [("disabled", None), ("lite", None)] + [("lite", c) for c in CONTROLS])

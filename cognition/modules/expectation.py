@@ -19,6 +19,12 @@ Quantum phi: a re-uploading angle-encoded reservoir circuit run on a quantum
 backend; features are <Z_q> and nearest-neighbour <Z_q Z_q+1> on a ring.
 Classical phi: a GRU cell with fixed random weights; features are its hidden state.
 
+Matched control of the quantum reservoir (``control``, docs/quantum-effects.md):
+``classical_reservoir`` computes, in closed form with no backend call, the features of the
+same circuit with its entanglers removed (quantum.product_state): each qubit's Bloch vector
+turned by its own rotations, <Z_q Z_q+1> = <Z_q><Z_q+1>. Same inputs, the agent's own angles,
+same number of features, leak and readout; no entanglement and no correlation between qubits.
+
 Every agent has its own reservoir: its own fixed random RX/RZ angles (uniform on
 [0, 2 pi), passed to the circuit as parameters after its inputs, so every agent's
 circuit runs in the same batched call), or its own GRU weights (uniform on
@@ -32,7 +38,8 @@ from abc import abstractmethod
 
 import torch
 
-from cognition.modules.base import CognitiveModule, Proposal, per_agent, rowwise_matmul, uniform_init
+from cognition.modules.base import (CognitiveModule, Proposal, batch_stable, per_agent, rowwise_matmul,
+                                    uniform_init)
 from cognition.modules.readout import rls_init, rls_predict, rls_update
 
 
@@ -108,15 +115,19 @@ class QuantumExpectation(Expectation):
         super().__init__(cfg, content_dim, seed, dtype, device)
         from quantum import angle_encoded_reservoir
 
-        self.backend = backend
+        self.backend, self.control = backend, cfg.control
         self.circuit = angle_encoded_reservoir(width, content_dim, cfg.depth)  # its angles: parameters
+        if self.control == "classical_reservoir":
+            from quantum import without_entanglers
+
+            self.circuit = without_entanglers(self.circuit)  # a product state: computed classically
         self.shapes = self.weight_shapes(cfg, content_dim, width)
         self.pairs = [(q, (q + 1) % width) for q in range(width)] if width > 1 else []
         self.n_features = width + len(self.pairs)
 
     @property
     def backend_name(self):
-        return self.backend.name
+        return "torch-product-state-reservoir" if self.control == "classical_reservoir" else self.backend.name
 
     @classmethod
     def weight_shapes(cls, cfg, content_dim, width=None):
@@ -134,7 +145,13 @@ class QuantumExpectation(Expectation):
 
     def features(self, state, broadcast, weights):
         inputs = torch.tanh(broadcast).detach().cpu().double()  # the builder scales by pi
-        params = torch.cat([inputs, weights["angles"]], dim=1).numpy()  # each agent's own reservoir
+        params = torch.cat([inputs, weights["angles"]], dim=1)  # each agent's own reservoir
+        if self.control == "classical_reservoir":
+            from quantum.product_state import product_state_features
+
+            q = product_state_features(self.circuit, params, self.pairs, batch_stable)
+            return q.to(dtype=self.dtype, device=self.device), {}
+        params = params.numpy()
         parts = [self.backend.expectations_z(self.circuit, params)]
         if self.pairs:
             parts.append(self.backend.expectations_zz(self.circuit, params, self.pairs))
@@ -142,7 +159,8 @@ class QuantumExpectation(Expectation):
         return q.to(dtype=self.dtype, device=self.device), {}
 
     def describe(self):
-        return dict(super().describe(), qubits=self.circuit.n_qubits, circuit=self.circuit.name)
+        return dict(super().describe(), qubits=self.circuit.n_qubits, circuit=self.circuit.name,
+                    control=self.control)
 
 
 class ClassicalExpectation(Expectation):
