@@ -61,8 +61,8 @@ class ExpectationConfig:
     leak: float = num(0.5, gt=0.0, le=1.0)  # feature memory: f_t = (1-leak) f_{t-1} + leak q_t
     forgetting: float = num(0.98, gt=0.0, le=1.0)  # RLS forgetting factor lambda
     ridge: float = num(1.0, gt=0.0)  # RLS initial P = I / ridge
-    # matched control of the quantum reservoir (docs/quantum-effects.md); quantum modes only
-    control: Literal["none", "classical_reservoir"] = "none"
+    # matched control of the quantum reservoir, or its classical stand-in (docs/quantum-effects.md); quantum modes only
+    control: Literal["none", "classical_reservoir", "classical"] = "none"
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,11 @@ class UnconsciousConfig:
     shots: int = num(128, ge=1)
     hidden: int = num(16, ge=1)  # stochastic-RNN size of the classical counterpart
     noise: float = num(0.3, ge=0.0)  # classical counterpart's noise scale
-    # matched control of the quantum sampler (docs/quantum-effects.md); quantum modes only
-    control: Literal["none", "no_entanglement", "classical_marginals"] = "none"
+    # classical counterpart: the noise scale is set each cycle, per agent, so that the noise's variance in its
+    # output equals this (cognition/modules/noise_match.py); null: the fixed scale `noise`
+    noise_variance: Optional[float] = num(None, gt=0.0, lt=1.0)
+    # matched control of the quantum sampler, or its classical stand-in (docs/quantum-effects.md); quantum modes only
+    control: Literal["none", "no_entanglement", "classical_marginals", "classical"] = "none"
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,8 @@ class HybridConfig:
     time: float = num(1.5707963267948966, gt=0.0)  # evolution time t (P&B: pi/2)
     mu_scale: float = num(1.0, ge=0.0)  # utility scale of the decision
     belief_gain: float = num(4.0, ge=0.0)  # beta in belief = sigmoid(beta * agreement)
-    # matched control of the quantum decision (docs/quantum-effects.md); quantum modes only
-    control: Literal["none", "no_interference", "matched_markov"] = "none"
+    # matched control of the quantum decision, or its classical stand-in (docs/quantum-effects.md); quantum modes only
+    control: Literal["none", "no_interference", "matched_markov", "classical"] = "none"
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,8 @@ def _validate_cross_fields(cfg: Config) -> None:
         cap = cfg.quantum.qubit_cap
         for name in ("expectation", "unconscious"):
             width = getattr(cfg.modules, name).qubits
-            if name in cfg.modules.enabled and width > cap and cfg.quantum.on_cap_exceeded == "error":
+            runs_circuit = name in cfg.modules.enabled and getattr(getattr(cfg.modules, name), "control", "none") != "classical"
+            if runs_circuit and width > cap and cfg.quantum.on_cap_exceeded == "error":
                 raise ConfigError(f"modules.{name}.qubits", width,
                                   f"at most the qubit cap {cap} (or quantum.on_cap_exceeded: reduce)")
     for name in MATCHED_CONTROL_MODULES:

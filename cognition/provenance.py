@@ -45,11 +45,12 @@ def git_sha() -> str | None:
 def collect(cfg, *, device: dict, components: dict, quantum_backend: dict | None, notes: list[str],
             argv: list[str]) -> dict:
     """components: module name -> describe() dict (variant, backend, ...)."""
+    from cognition.modules import variant_of
     from cognition.plugins import has_quantum_variant
 
-    requested_classical = cfg.quantum.mode == "disabled"
     classical = sorted(n for n, d in components.items() if d["variant"] == "classical")
-    fallback = [n for n in classical if has_quantum_variant(n)]  # not a plug-in that is classical by design
+    # not a plug-in that is classical by design, nor one the configuration asked to run classical
+    fallback = [n for n in classical if has_quantum_variant(n) and variant_of(cfg, n) == "quantum"]
     return {
         "package": {"name": "hybrid-cognition", "version": cognition.__version__, "git_sha": git_sha()},
         "python": sys.version.split()[0],
@@ -62,7 +63,7 @@ def collect(cfg, *, device: dict, components: dict, quantum_backend: dict | None
         "components": components,
         "classical_components": classical,
         "any_classical": bool(classical),
-        "classical_fallback": bool(fallback) and not requested_classical,
+        "classical_fallback": bool(fallback),
         "notes": notes,
         "argv": argv,
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

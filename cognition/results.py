@@ -48,6 +48,11 @@ class RunResults:
         return self._run.config
 
     @property
+    def provenance(self) -> dict:
+        """provenance.json: the package and its git SHA, libraries, device, components and their controls."""
+        return self._run.provenance
+
+    @property
     def status(self) -> str:
         return self.report["status"]
 

@@ -9,7 +9,7 @@ splitting the batch changed these kernels by 1e-16 to 4e-15 per call (tests/ scr
 in the branch's report):
 
 * ``unconscious.associate``: ``torch.tanh(z @ M.T)``
-* ``unconscious.stochastic_rnn``: ``hidden @ W.T + b_prev @ U.T``
+* ``unconscious.rnn_drive`` (then ``stochastic_rnn``): ``hidden @ W.T + b_prev @ U.T``
 * ``QuantumUnconscious.propose``: ``freq @ self._z_of_outcome``
 * ``expectation.gru_features``: ``torch.gru_cell`` (two GEMMs inside)
 

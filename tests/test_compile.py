@@ -45,7 +45,7 @@ def test_compiled_step_equals_eager(mode):
     _assert_same(eager, compiled)
     kernels = set(compiler.describe()["kernels"])
     assert {"surprise", "access_step", "ignite", "leaky_readout", "readout_learn"} <= kernels
-    assert ("stochastic_rnn" in kernels) == (mode == "disabled")
+    assert ({"rnn_drive", "rnn_sample"} <= kernels) == (mode == "disabled")
 
 
 def test_off_is_the_eager_function_itself():
@@ -91,8 +91,8 @@ def test_validate_records_the_compile_in_provenance(tmp_path):
     assert res.returncode in (0, 1), res.stderr
     info = json.loads((out / "provenance.json").read_text())["compile"]
     assert info["mode"] == "default" and not info["cuda_graphs"] and info["warmup_seconds"] > 0
-    assert "stochastic_rnn" in info["kernels"]
-    assert "| compiled step | torch.compile mode default, no CUDA graphs; 7 kernels" in (out / "report.md").read_text()
+    assert {"rnn_drive", "rnn_sample"} <= set(info["kernels"])
+    assert "| compiled step | torch.compile mode default, no CUDA graphs; 8 kernels" in (out / "report.md").read_text()
 
 
 def test_bad_compile_value_is_one_line(tmp_path):

@@ -187,9 +187,9 @@ def test_an_agent_gets_the_same_features_alone_and_in_any_batch():
 
 def test_a_bad_reservoir_control_is_refused_naming_field_value_and_choices():
     # Source: cognition.config's validation of the Literal and the quantum-modes-only rule.
-    with pytest.raises(ConfigError, match=r"modules\.expectation\.control = 'classical'.*'none', "
-                                          r"'classical_reservoir'"):
-        load_config(overrides={"modules": {"expectation": {"control": "classical"}}})
+    with pytest.raises(ConfigError, match=r"modules\.expectation\.control = 'gru'.*'none', "
+                                          r"'classical_reservoir', 'classical'"):
+        load_config(overrides={"modules": {"expectation": {"control": "gru"}}})
     with pytest.raises(ConfigError, match=r"modules\.expectation\.control = 'classical_reservoir'.*quantum\.mode"):
         load_config(overrides={"quantum": {"mode": "disabled"},
                                "modules": {"expectation": {"control": "classical_reservoir"}}})

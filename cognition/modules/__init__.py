@@ -17,14 +17,19 @@ from cognition.plugins import (RegistrationError, is_builtin, lookup, register_m
 CIRCUIT_MODULES = ("expectation", "unconscious")
 
 
-def variant_of(cfg) -> str:
-    """The module variant a configuration runs: "quantum" unless quantum is disabled."""
-    return "classical" if cfg.quantum.mode == "disabled" else "quantum"
+def variant_of(cfg, name: str | None = None) -> str:
+    """The variant module ``name`` runs: "classical" when quantum is disabled, or when a built-in quantum
+    module's ``control`` asks for its classical stand-in (docs/quantum-effects.md); "quantum" otherwise.
+    Without ``name``: the run's mode ("classical" only when quantum is disabled)."""
+    if cfg.quantum.mode == "disabled":
+        return "classical"
+    settings = getattr(cfg.modules, name, None) if name else None
+    return "classical" if getattr(settings, "control", None) == "classical" else "quantum"
 
 
 def unit_signal_count(cfg) -> int:
     """How many units of Phi the enabled modules declare (their classes' ``unit_signals``)."""
-    return sum(len(lookup(name, variant_of(cfg)).unit_signals) for name in cfg.modules.enabled)
+    return sum(len(lookup(name, variant_of(cfg, name)).unit_signals) for name in cfg.modules.enabled)
 
 
 def weight_values_per_agent(cfg, widths: dict | None = None) -> int:
@@ -34,9 +39,9 @@ def weight_values_per_agent(cfg, widths: dict | None = None) -> int:
     """
     import math
 
-    variant, total = variant_of(cfg), 0
+    total = 0
     for name in cfg.modules.enabled:
-        mcfg = settings_of(cfg, name)
+        mcfg, variant = settings_of(cfg, name), variant_of(cfg, name)
         width = None
         if variant == "quantum" and name in CIRCUIT_MODULES:
             width = (widths or {}).get(name, min(mcfg.qubits, cfg.quantum.qubit_cap))
@@ -51,13 +56,12 @@ def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = Non
     backend: a ``quantum`` backend, or None when quantum is disabled.
     widths:  module name -> qubit width after the cap (see ``quantum.resolve_width``).
     """
-    variant = variant_of(cfg)
-    quantum = variant == "quantum"
     seed, D = cfg.run.seed, cfg.run.content_dim
     modules = []
     for name in cfg.modules.enabled:
         mcfg = settings_of(cfg, name)
-        cls = lookup(name, variant)
+        quantum = variant_of(cfg, name) == "quantum"
+        cls = lookup(name, variant_of(cfg, name))
         if not is_builtin(name):
             modules.append(cls(mcfg, D, seed, dtype, device))
         elif name == "hybrid":

@@ -198,4 +198,4 @@ class ClassicalExpectation(Expectation):
         return h, {"hidden": h}
 
     def describe(self):
-        return dict(super().describe(), hidden=self.cfg.hidden)
+        return dict(super().describe(), hidden=self.cfg.hidden, control=self.cfg.control)

@@ -92,7 +92,7 @@ class Hybrid(CognitiveModule):
         as_np = lambda x: x.detach().cpu().double().numpy()  # noqa: E731
         args = (as_np(belief), as_np(self.cfg.mu_scale * (1.0 - unreliability)), self.cfg.gamma)
         kwargs = {"t": self.cfg.time, "mu_b": as_np(self.cfg.mu_scale * unreliability)}
-        if self.control == "none":
+        if self.control in ("none", "classical"):  # the model itself: quantum, or the Markov stand-in
             out = decision.choice_probabilities(*args, model=self.model, **kwargs)
         else:
             out = decision.controlled_choice_probabilities(*args, control=self.control, **kwargs)

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from cognition.modules.base import CognitiveModule, Proposal, per_agent, rowwise_matmul
+from cognition.modules.noise_match import matched_noise_scale, shot_noise_variance, tanh_noise_variance
 
 
 def associate(z, b_prev, M_T):
@@ -40,9 +41,14 @@ def associate(z, b_prev, M_T):
     return content, ((content - b_prev) ** 2).mean(dim=1)
 
 
-def stochastic_rnn(hidden, b_prev, eps, W_T, U_T, M_T, noise: float):
-    """Kernel: h_t = tanh(W h_{t-1} + U b_{t-1} + noise eps_t), then the association of h_t."""
-    h = torch.tanh(rowwise_matmul(hidden, W_T) + rowwise_matmul(b_prev, U_T) + noise * eps)
+def rnn_drive(hidden, b_prev, W_T, U_T):
+    """Kernel: the stochastic RNN's drive a_t = W h_{t-1} + U b_{t-1} (agents, H)."""
+    return rowwise_matmul(hidden, W_T) + rowwise_matmul(b_prev, U_T)
+
+
+def rnn_sample(drive, b_prev, eps, M_T, noise):
+    """Kernel: h_t = tanh(a_t + noise eps_t), then the association of h_t; noise a number or (agents, 1)."""
+    h = torch.tanh(drive + noise * eps)
     return (h, *associate(h, b_prev, M_T))
 
 
@@ -113,7 +119,8 @@ class QuantumUnconscious(Unconscious):
         p = freq.clamp_min(1e-300)
         entropy = -(freq * torch.log2(p)).sum(dim=1).to(dtype=self.dtype, device=self.device)
         content, salience = self._associate(z, b_prev, weights["M_T"])
-        return Proposal(content, salience, {"sample_entropy_bits": entropy}), state
+        extras = {"sample_entropy_bits": entropy, "noise_var": shot_noise_variance(z, self.cfg.shots)}
+        return Proposal(content, salience, extras), state
 
     def describe(self):
         return dict(super().describe(), qubits=self.circuit.n_qubits, shots=self.cfg.shots,
@@ -122,11 +129,11 @@ class QuantumUnconscious(Unconscious):
 
 class ClassicalUnconscious(Unconscious):
     variant = "classical"
-    kernels = ("_rnn",)
+    kernels = ("_drive", "_sample")
 
     def __init__(self, cfg, content_dim, seed, dtype, device):
         self._init(cfg, content_dim, seed, dtype, device, cfg.hidden)
-        self._rnn = stochastic_rnn
+        self._drive, self._sample = rnn_drive, rnn_sample
 
     @property
     def backend_name(self):
@@ -150,9 +157,17 @@ class ClassicalUnconscious(Unconscious):
     def propose(self, state, inputs, streams, weights):
         b_prev = inputs["broadcast"]
         eps = torch.as_tensor(streams.normal(self.cfg.hidden), dtype=self.dtype, device=self.device)
-        h, content, salience = self._rnn(state["hidden"], b_prev, eps, weights["W_T"], weights["U_T"],
-                                         weights["M_T"], self.cfg.noise)
-        return Proposal(content, salience, {}), {"hidden": h}
+        drive = self._drive(state["hidden"], b_prev, weights["W_T"], weights["U_T"])
+        noise = self.cfg.noise
+        if self.cfg.noise_variance is not None:  # matched: the scale at which the noise has this variance
+            noise = matched_noise_scale(drive, self.cfg.noise_variance)
+        h, content, salience = self._sample(drive, b_prev, eps, weights["M_T"],
+                                            noise[:, None] if torch.is_tensor(noise) else noise)
+        extras = {"noise_var": tanh_noise_variance(drive, noise)}
+        if self.cfg.noise_variance is not None:
+            extras["noise_scale"] = noise
+        return Proposal(content, salience, extras), {"hidden": h}
 
     def describe(self):
-        return dict(super().describe(), hidden=self.cfg.hidden, noise=self.cfg.noise)
+        return dict(super().describe(), hidden=self.cfg.hidden, noise=self.cfg.noise,
+                    noise_variance=self.cfg.noise_variance, control=self.cfg.control)

@@ -58,17 +58,19 @@ class RunMemoryPlan:
 
 
 def classical_bytes_per_agent(cfg) -> int:
+    from cognition.modules import variant_of
+
     D, m = cfg.run.content_dim, cfg.modules
     floats = D  # the broadcast
     if "expectation" in m.enabled:
-        if cfg.quantum.mode == "disabled":
+        if variant_of(cfg, "expectation") == "classical":
             F = m.expectation.hidden
             floats += F  # GRU hidden state
         else:
             w = m.expectation.qubits
             F = w + (w if w > 1 else 0)  # <Z_q> and ring <Z_q Z_q+1>
         floats += F + (F + 1) * D + (F + 1) ** 2 + D + 1
-    if "unconscious" in m.enabled and cfg.quantum.mode == "disabled":
+    if "unconscious" in m.enabled and variant_of(cfg, "unconscious") == "classical":
         floats += m.unconscious.hidden
     return 2 * floats * DTYPE_BYTES[cfg.run.dtype]
 
@@ -83,9 +85,9 @@ def weight_bytes_per_agent(cfg, widths: dict | None = None) -> int:
 
 
 def widest_circuit(cfg, widths: dict | None = None) -> int:
-    if cfg.quantum.mode == "disabled":
-        return 0
-    names = [n for n in ("expectation", "unconscious") if n in cfg.modules.enabled]
+    from cognition.modules import variant_of
+
+    names = [n for n in ("expectation", "unconscious") if n in cfg.modules.enabled and variant_of(cfg, n) == "quantum"]
     widths = widths or {n: min(getattr(cfg.modules, n).qubits, cfg.quantum.qubit_cap) for n in names}
     return max((widths[n] for n in names), default=0)
 
