@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="disjoint same-mode group comparisons per mode (default 40; needs 2 x group-size x this runs)")
     p.add_argument("--cycles", type=int, default=50, help="cycles per run (default 50)")
     p.add_argument("--agents", type=int, default=8, help="agents per run (default 8)")
+    p.add_argument("--control", choices=("yoked", "none"), default="none",
+                   help="the runs' causal control (default none: an agent's numbers, and so the Phi compared, are "
+                        "bit-identical with and without its yoked twin, which would triple the rows)")
     p.add_argument("--first-seed", type=int, default=1000, help="seeds first-seed, first-seed + 1, ... (default 1000)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--workers", type=int, default=1, help="runs made in parallel processes (default 1)")
@@ -69,7 +72,7 @@ def run_dir(root: Path, mode: str, seed: int, cycles: int, agents: int) -> Path:
     return root / f"{mode}-a{agents}-c{cycles}-s{seed}"
 
 
-def make_run(path: str, mode: str, seed: int, cycles: int, agents: int) -> str:
+def make_run(path: str, mode: str, seed: int, cycles: int, agents: int, control: str = "none") -> str:
     """One ``cognition.validate`` run into ``path`` (replaced if it holds anything); its output is discarded."""
     from cognition.validate import main
 
@@ -77,7 +80,7 @@ def make_run(path: str, mode: str, seed: int, cycles: int, agents: int) -> str:
     if path.exists():
         shutil.rmtree(path)
     argv = ["--cycles", str(cycles), "--agents", str(agents), "--seed", str(seed), "--device", "cpu",
-            "--out", str(path)]
+            "--control", control, "--out", str(path)]
     if MODE_FLAGS[mode]:
         argv.append(MODE_FLAGS[mode])
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -95,7 +98,7 @@ def make_runs(root: Path, jobs: list[tuple[str, int]], args) -> dict[tuple[str, 
           f"({args.workers} worker{'s' if args.workers > 1 else ''})", flush=True)
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.workers), mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(make_run, str(paths[job]), *job, args.cycles, args.agents) for job in todo]
+        futures = [pool.submit(make_run, str(paths[job]), *job, args.cycles, args.agents, args.control) for job in todo]
         for i, f in enumerate(futures, 1):
             f.result()
             if i % 20 == 0 or i == len(futures):
