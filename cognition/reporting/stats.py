@@ -8,6 +8,12 @@ means. This is the test that speaks for the model: the seed-to-seed variation of
 architecture is in its variance. Its false-positive rate on same-mode, different-seed groups
 is measured by ``python -m cognition.bench compare`` (docs/reports.md).
 
+**Paired across runs** (:func:`paired_t_difference`): when both conditions ran the same seeds
+(a factorial ablation, :mod:`cognition.experiment.ablation_stats`), each seed gives one
+difference d_s = a_s - b_s and the mean difference is tested by the one-sample t test with
+n - 1 degrees of freedom (Student 1908), which removes the seed-to-seed variation the two
+conditions share.
+
 **Within one seed** (:func:`bootstrap_difference`), one run per condition:
 
 Per-cycle Phi is estimated over overlapping windows, so neighbouring cycles share most
@@ -87,6 +93,38 @@ def welch_difference(a_values, b_values, confidence: float = 0.95) -> dict:
             "n": [int(a.size), int(b.size)],
             "method": (f"Welch's t test across runs ({a.size} and {b.size} seeds, one value per run), "
                        "t interval; H0: equal mean over seeds")}
+
+
+def paired_t_difference(a_values, b_values, confidence: float = 0.95) -> dict:
+    """Paired t test of equal means: a_values[i] and b_values[i] come from one seed (bits or any unit).
+
+    With d_i = a_i - b_i: ``difference`` mean(d), ``sd`` (n - 1), ``standard_error`` sd / sqrt(n),
+    ``df`` n - 1, ``t``, two-sided ``p_value``, ``ci`` = difference +- t_{df, 1-(1-confidence)/2}
+    standard_error, ``n`` and ``method``. When every d_i is the same (standard error 0) the interval
+    is [d, d], p is 1.0 for d = 0 and 0.0 otherwise, and ``note`` says so. Raises ValueError
+    unless both hold the same number (at least 2) of finite values.
+    """
+    from scipy.special import stdtr, stdtrit  # Student's t CDF and its inverse (fast in a calibration loop)
+
+    a = np.asarray(a_values, dtype=np.float64)
+    b = np.asarray(b_values, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2 or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError(f"a paired test needs two equally long lists of at least 2 finite values, "
+                         f"got {a.size} and {b.size}")
+    d = a - b
+    n, mean, sd = int(d.size), float(d.mean()), float(d.std(ddof=1))
+    se, note = sd / float(np.sqrt(n)), None
+    if se > 0:
+        t = mean / se
+        p = float(2 * stdtr(n - 1, -abs(t)))
+    else:
+        t, p = (0.0, 1.0) if mean == 0 else (float(np.copysign(np.inf, mean)), 0.0)
+        note = f"every seed gave the same difference ({mean:g}): standard error 0, interval [d, d], p = {p:g}"
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * se
+    return {"difference": mean, "sd": sd, "standard_error": se, "ci": [mean - half, mean + half],
+            "t": float(t), "df": n - 1, "p_value": p, "confidence": confidence, "n": n, "note": note,
+            "method": (f"paired t test across runs ({n} seeds, one difference per seed), t interval with "
+                       f"{n - 1} df; H0: mean difference 0")}
 
 
 def holm(p_values: list[float]) -> list[float]:

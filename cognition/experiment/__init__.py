@@ -1,0 +1,1 @@
+"""Experiments over many runs: python -m cognition.experiment ..."""
