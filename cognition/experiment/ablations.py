@@ -1,0 +1,183 @@
+"""``python -m cognition.experiment ablations``: the factorial of quantum components and their controls.
+
+Every condition of :mod:`cognition.experiment.conditions` is run for every seed (a seed is an
+independent architecture: the replication unit), each as an ordinary run directory
+(``OUT/runs/<condition>/seed-<s>``, made by :class:`cognition.api.Simulator`, the CLI's own code
+path) without the yoked twins (``control.yoked: false``: the contrasts are between conditions, and an
+agent's numbers do not depend on its twins). Each finished run leaves a one-line summary
+(``OUT/runs/<condition>/seed-<s>.json``); the report (``OUT/report.{json,md,html}`` and plots,
+:mod:`cognition.experiment.ablation_report`) is written from the summaries.
+
+Resumable: a later call with the same OUT and settings reuses every summarised run, resumes a run
+that was stopped or killed from its checkpoint, and makes the rest. The noise-matched conditions run
+after the all-quantum run of their seed, whose measured noise variance they take.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+from cognition.errors import UsageError
+from cognition.experiment.conditions import REFERENCE, Condition, contrasts, overrides, select
+
+SETTINGS_FILE = "experiment.json"
+MUST_MATCH = ("cycles", "agents", "quantum_mode", "config_text", "conditions")  # what a resumed experiment keeps
+
+
+def run_path(out: Path, condition: str, seed: int) -> Path:
+    return out / "runs" / condition / f"seed-{seed}"
+
+
+def summarise(results) -> dict:
+    """One run's numbers for the factorial, from its RunResults: mean per-cycle Phi (agents pooled in
+    each window; report.json ``phi.mean_bits``, what ``cognition.report`` compares across runs) and
+    behaviour (mean P(act), winner shares, switching rate), the unconscious module's noise variance."""
+    report = results.report
+    competition = report.get("competition") or {}
+    shares = dict(competition.get("winner_share") or {})
+    if competition:
+        shares["none"] = competition.get("no_access")
+
+    def extra_mean(key):
+        known = {k for r in results.records for k in r["extras"]}
+        return float(np.nanmean(results.extras(key))) if key in known else None
+
+    phi = report["phi"].get("mean_bits")
+    return {"phi_bits": float("nan") if phi is None else float(phi), "p_act": extra_mean("hybrid.p_act"),
+            "winner_shares": shares, "switching_rate": competition.get("switching_rate"),
+            "noise_var": extra_mean("unconscious.noise_var"),
+            "seconds": report["telemetry"]["run_wall_seconds"], "status": report["status"],
+            "git_sha": results.provenance.get("package", {}).get("git_sha")}
+
+
+def config_sections(settings: dict, condition_overrides: dict, seed: int) -> dict:
+    from cognition.config import _merge
+
+    base = {"run": {"seed": seed, "cycles": settings["cycles"], "agents": settings["agents"]},
+            "quantum": {"mode": settings["quantum_mode"]}, "control": {"yoked": False},
+            "runtime": {"device": "cpu"}}
+    return _merge(base, condition_overrides)
+
+
+def make_run(out: str, settings: dict, name: str, condition_overrides: dict, seed: int) -> dict:
+    """Run (or resume, or summarise) one condition for one seed; writes and returns its summary."""
+    from cognition.api import Simulator, configure
+    from cognition.rundir import write_json
+
+    path = run_path(Path(out), name, seed)
+    summary_file = path.with_suffix(".json")
+    quiet = contextlib.redirect_stdout(io.StringIO())
+    with quiet, contextlib.redirect_stderr(io.StringIO()):
+        if (path / "report.json").is_file():
+            from cognition.results import RunResults
+            results = RunResults(path)
+        elif (path / "checkpoints").is_dir() and any((path / "checkpoints").iterdir()):
+            with Simulator.resume(path, progress=False) as sim:
+                results = sim.run()
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            cfg = configure(path=settings["config"], **config_sections(settings, condition_overrides, seed))
+            with Simulator(cfg, out=path, progress=False) as sim:
+                results = sim.run()
+    summary = dict(summarise(results), condition=name, seed=seed)
+    write_json(summary_file, summary)
+    return summary
+
+
+def read_summaries(out: Path, conditions: list[Condition], seeds: list[int]) -> dict:
+    """condition -> seed -> summary, for the runs already summarised."""
+    found: dict = {c.name: {} for c in conditions}
+    for c in conditions:
+        for s in seeds:
+            f = run_path(out, c.name, s).with_suffix(".json")
+            if f.is_file():
+                found[c.name][s] = json.loads(f.read_text())
+    return found
+
+
+def check_settings(out: Path, settings: dict) -> None:
+    """Claim OUT for these settings, or check that a resumed experiment keeps them (UsageError if not)."""
+    from cognition.rundir import write_json
+
+    f = out / SETTINGS_FILE
+    if f.is_file():
+        before = json.loads(f.read_text())
+        for key in MUST_MATCH:
+            if before.get(key) != settings[key]:
+                shown = "the --config file's text" if key == "config_text" else f"{key} {before.get(key)!r}"
+                raise UsageError(f"--out {out}: holds an experiment made with {shown}, this call asks "
+                                 f"{settings[key]!r}; use the same settings to resume it, or another --out")
+        settings = dict(settings, seeds=sorted(set(before.get("seeds", [])) | set(settings["seeds"])))
+    elif out.exists() and any(out.iterdir()):
+        raise UsageError(f"--out {out}: exists and is not an ablation experiment's directory (no {SETTINGS_FILE}); "
+                         "choose a new or empty directory")
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(f, settings)
+
+
+class Progress:
+    def __init__(self, total: int, done: int):
+        self.total, self.done, self.t0 = total, done, time.perf_counter()
+        self.made = 0
+
+    def tick(self, summary: dict) -> None:
+        self.done, self.made = self.done + 1, self.made + 1
+        elapsed = time.perf_counter() - self.t0
+        left = (self.total - self.done) * elapsed / self.made
+        print(f"ablations: {self.done}/{self.total} runs ({summary['condition']} seed {summary['seed']}: "
+              f"{summary['seconds']:.1f} s), {elapsed:.0f} s elapsed, about {left:.0f} s left", flush=True)
+
+
+def _jobs(conditions, seeds, found, noise: dict | None) -> list[tuple[str, dict, int]]:
+    """The unsummarised runs that can start now: the measured conditions only once ``noise`` is known."""
+    jobs = []
+    for c in conditions:
+        if c.measured != (noise is not None):
+            continue
+        for s in seeds:
+            if s not in found[c.name]:
+                jobs.append((c.name, overrides(c, noise.get(s) if noise else None), s))
+    return jobs
+
+
+def run_all(out: Path, settings: dict, conditions: list[Condition], workers: int) -> dict:
+    seeds = settings["seeds"]
+    found = read_summaries(out, conditions, seeds)
+    total = len(conditions) * len(seeds)
+    progress = Progress(total, sum(len(v) for v in found.values()))
+    print(f"ablations: {len(conditions)} conditions x {len(seeds)} seeds, {progress.done} of {total} runs "
+          f"reused from {out}; {workers} worker{'s' if workers > 1 else ''}", flush=True)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        for phase in ("unmeasured", "measured"):
+            noise = None
+            if phase == "measured":
+                noise = {s: found[REFERENCE][s]["noise_var"] for s in seeds}
+            futures = {pool.submit(make_run, str(out), settings, *job): job for job in _jobs(conditions, seeds,
+                                                                                              found, noise)}
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    name, _, seed = futures[f]
+                    if f.exception() is not None:
+                        for other in pending:
+                            other.cancel()
+                        raise RunFailed(name, seed, f.exception())
+                    found[name][seed] = f.result()
+                    progress.tick(found[name][seed])
+    return found
+
+
+class RunFailed(Exception):
+    def __init__(self, condition: str, seed: int, cause: BaseException):
+        super().__init__(f"run {condition} seed {seed} failed: {type(cause).__name__}: {str(cause).splitlines()[0]}"
+                         if str(cause) else f"run {condition} seed {seed} failed: {type(cause).__name__}")
