@@ -83,7 +83,10 @@ def make_run(out: str, settings: dict, name: str, condition_overrides: dict, see
             with Simulator.resume(path, progress=False) as sim:
                 results = sim.run()
         else:
-            shutil.rmtree(path, ignore_errors=True)
+            if path.exists():  # a run that never checkpointed; not while another process holds it
+                from cognition.runtime.lock import RunDirLock
+                with RunDirLock(path, what="an ablation run"):
+                    shutil.rmtree(path)
             path.parent.mkdir(parents=True, exist_ok=True)
             cfg = configure(path=settings["config"], **config_sections(settings, condition_overrides, seed))
             with Simulator(cfg, out=path, progress=False) as sim:
