@@ -35,8 +35,9 @@ noisy, and centring on it (basic) rejected a true H0 in 12 % of 120 simulated pa
 alpha = 0.05, the percentile test in 1 %; the normal interval in 5.0 % with the most power
 but one (docs/reports.md). All agents of a run share its seed's architecture, so this test
 speaks for that architecture only: on classical runs with different seeds it called the
-difference significant in 16 % of 300 pairs at alpha = 0.05 (docs/reports.md), because
-the seed-to-seed variation is not in its standard error.
+difference significant in 16 % of 300 pairs at alpha = 0.05 before issue 15 (8 agents;
+3.0 % of 400 pairs after it, at 32 agents: docs/reports.md), because the seed-to-seed
+variation is not in its standard error.
 """
 from __future__ import annotations
 
