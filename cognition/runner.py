@@ -247,7 +247,7 @@ class Runner:
                 if stopped is not None:
                     return stopped
         except (Exception, StopNow) as exc:
-            raise RunStopped(stopped_message(exc, where=f"in cycle {cycle}",
+            raise RunStopped(stopped_message(stop.reason(exc), where=f"in cycle {cycle}",
                                              last_checkpoint=self.last_checkpoint, run_dir=self.run_dir)) from exc
         return RunOutcome("completed", state.cycle, progress.retries, progress.events)
 

@@ -180,7 +180,7 @@ class Session:
                     for text in runner.prepare(self.start):
                         note(self.run_dir, text)
                 except (Exception, StopNow) as exc:
-                    raise RunStopped(stopped_message(exc, where="while starting", run_dir=self.run_dir,
+                    raise RunStopped(stopped_message(stop.reason(exc), where="while starting", run_dir=self.run_dir,
                                                      last_checkpoint=runner.last_checkpoint)) from exc
                 said = resume_note(self.cfg, self.start, self.resume)
                 if said:
@@ -195,8 +195,8 @@ class Session:
                     self.run_seconds = rep["telemetry"]["run_wall_seconds"]
                     return rep
                 except (Exception, StopNow) as exc:
-                    raise RunStopped(stopped_message(exc, where=f"after cycle {outcome.cycles_done}, while writing "
-                                                     "the report", run_dir=self.run_dir,
+                    where = f"after cycle {outcome.cycles_done}, while writing the report"
+                    raise RunStopped(stopped_message(stop.reason(exc), where=where, run_dir=self.run_dir,
                                                      last_checkpoint=runner.last_checkpoint)) from exc
             finally:
                 runner.progress.close()

@@ -113,3 +113,21 @@ def test_ctrl_c_twice_or_during_the_report(reference, tmp_path, capsys, when, li
     rc, _, err = run(["--resume", out], capsys)
     assert rc in (0, 1), err
     assert science(out) == reference
+
+
+def test_a_signal_that_lands_in_an_import_is_still_named_as_the_signal(tmp_path):
+    # Seen in CI: a Ctrl-C during the report landed inside an extension module's import, and
+    # Python raised ImportError("initialization failed") in place of the handler's StopNow, so
+    # the one line named an ImportError; the request remembers what it raised.
+    from cognition.runtime.stop import StopNow, StopRequest, stopped_message
+
+    with StopRequest() as stop:
+        stop.urgent = True
+        try:
+            stop._handle(signal.SIGINT, None)
+        except StopNow:
+            pass
+        line = stopped_message(stop.reason(ImportError("initialization failed")), where="while writing the report",
+                               last_checkpoint=20, run_dir=tmp_path)
+    assert "SIGINT received" in line and "ImportError" not in line
+    assert StopRequest().reason(ImportError("x")).args == ("x",)  # no signal: the failure itself

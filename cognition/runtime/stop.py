@@ -35,6 +35,7 @@ class StopRequest:
     def __init__(self):
         self.signum = None
         self.urgent = False  # set once the cycles are done: any signal stops at once
+        self.raised: StopNow | None = None
         self._previous = {}
 
     def __enter__(self) -> "StopRequest":
@@ -47,8 +48,15 @@ class StopRequest:
 
     def _handle(self, signum, frame):
         if self.signum is not None or self.urgent:
-            raise StopNow(signum)
+            self.raised = StopNow(signum)
+            raise self.raised
         self.signum = signum
+
+    def reason(self, exc: BaseException) -> BaseException:
+        """What a failure stands for: the StopNow this request raised, if it did, whatever it became on
+        the way (raised inside an extension module's import it surfaces as ImportError "initialization
+        failed"), else ``exc``."""
+        return self.raised if self.raised is not None else exc
 
     def __exit__(self, *exc) -> None:
         for sig, handler in self._previous.items():
