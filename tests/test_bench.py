@@ -18,7 +18,8 @@ def bench(tmp_path, suite: str, *args):
 @pytest.mark.integration
 def test_agents_suite_writes_rows_ratios_and_saturation(tmp_path):
     res, result = bench(tmp_path, "agents", "--agents", "1", "2", "--modes", "disabled", "--cycles", "1",
-                        "--repeats", "1", "--device", "cpu", "--compile", "default")
+                        "--repeats", "1", "--device", "cpu", "--compile", "default", "--machine-agents", "8",
+                        "--profile", "3")
     rows = result["rows"]
     assert [(r["mode"], r["agents"]) for r in rows] == [("disabled", 1), ("disabled", 2)]
     for r in rows:
@@ -28,6 +29,26 @@ def test_agents_suite_writes_rows_ratios_and_saturation(tmp_path):
     sat = result["saturation"]["disabled"]
     assert sat["saturates_at"] in (1, 2) and sat["peak_agents"] in (1, 2)
     assert "compiled cyc/s" in res.stdout and "90 % of its peak" in res.stdout
+    # the roofline beside each row (docs/performance.md), the per-cycle Phi timed alone, the profile
+    counts, machine = result["roofline"]["counts"]["disabled"], result["roofline"]["machine"]
+    assert "expectation.gru" in counts["terms"] and machine["peak_gflops"] > 0 and machine["bandwidth_gbs"] > 0
+    for r in rows:
+        assert r["flop_per_agent_cycle"] == counts["flop_per_agent_cycle"]
+        assert r["fraction_of_bound"] == r["agent_cycles_per_s"] / r["bound_agent_cycles_per_s"]
+        assert r["bound_agent_cycles_per_s"] == min(r["compute_bound_agent_cycles_per_s"],
+                                                    r["memory_bound_agent_cycles_per_s"])
+        assert r["phi_s_per_cycle"] > 0 and len(r["profile"]["by_own_time"]) == 3
+    assert "of bound" in res.stdout and "Phi ms/cycle" in res.stdout and "by cumulative time" in res.stdout
+
+
+@pytest.mark.integration
+def test_agents_suite_without_the_loop_or_the_roofline(tmp_path):
+    res, result = bench(tmp_path, "agents", "--agents", "2", "--modes", "disabled", "--cycles", "1",
+                        "--repeats", "1", "--device", "cpu", "--no-loop", "--no-roofline", "--no-phi")
+    (row,) = result["rows"]
+    assert row["per_agent_loop_s_per_cycle"] is None and row["speedup_vs_loop"] is None
+    assert result["roofline"]["machine"] is None and "bound_agent_cycles_per_s" not in row
+    assert "phi_s_per_cycle" not in row and row["bytes_per_agent_cycle"] > 0
 
 
 def test_json_into_a_missing_directory_is_one_line(tmp_path):

@@ -1,10 +1,21 @@
 """Agents as a batch vs a per-agent Python loop, per quantum mode, in one run.
 
 For each mode (disable-quantum, quantum-lite, full) and agent count, times
-``IntegrationLoop.advance`` (modules, workspace, learning; Phi is timed by the
-``phi`` suite) over a few cycles with all agents in one launch, and with one
+``IntegrationLoop.advance`` (modules, workspace, learning; the per-cycle Phi is
+timed apart, below) over a few cycles with all agents in one launch, and with one
 agent per launch (the per-agent loop), and reports cycles/s, agent-cycles/s
 and their ratio. Medians over repeats; both figures come from the same run.
+``--no-loop`` skips the per-agent loop (its keys are then null), which at thousands of agents
+takes that many times the batched cycle.
+
+Beside each row, the roofline (cognition/benchmarks/roofline.py, docs/performance.md): the
+FLOP and bytes of one agent-cycle of the mode, the machine's batched small-matrix GFLOP/s and
+copy bandwidth on the suite's threads, the agent-cycles/s they bound and the fraction of it
+reached (CPU rows only; ``--no-roofline`` skips the micro-benchmark); and the per-cycle Phi cost: the time of
+the loop's own per-cycle Phi call (``IntegrationLoop.phi_at``, what ``step`` adds to
+``advance``) at that agent count, over a window of the run's real unit signals, timed alone
+(``--no-phi`` skips it). ``--profile N`` profiles the batched cycles of each row with cProfile
+and prints the top N functions by own and by cumulative time.
 
 ``--compile MODE`` also times the batched step with ``runtime.compile: MODE``
 beside the eager one (compilation happens in the untimed warm-up cycle). On a
@@ -20,16 +31,22 @@ import argparse
 import statistics
 import time
 
+from cognition.benchmarks import costs, roofline
+
 MODES = {"disabled": "disable-quantum", "lite": "quantum-lite", "full": "full (Aer)"}
+
+
+def _config(mode: str, agents: int, device: str, compile_mode: str = "off"):
+    from cognition.config import load_config
+
+    return load_config(overrides={"run": {"agents": agents, "cycles": 64}, "quantum": {"mode": mode},
+                                  "runtime": {"device": device, "compile": compile_mode}})
 
 
 def _loop(mode: str, agents: int, device: str, compile_mode: str = "off"):
     from cognition.assemble import assemble
-    from cognition.config import load_config
 
-    cfg = load_config(overrides={"run": {"agents": agents, "cycles": 64}, "quantum": {"mode": mode},
-                                 "runtime": {"device": device, "compile": compile_mode}})
-    return assemble(cfg).loop
+    return assemble(_config(mode, agents, device, compile_mode)).loop
 
 
 def _time_cycles(loop, cycles: int, batch, repeats: int) -> float:
@@ -55,6 +72,14 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (runtime.device)")
     p.add_argument("--compile", choices=["off", "default", "reduce-overhead"], default="off",
                    help="also time the batched step compiled with this runtime.compile mode")
+    p.add_argument("--no-loop", action="store_true",
+                   help="skip the per-agent loop (its keys are null): it costs agents x the batched time")
+    p.add_argument("--no-roofline", action="store_true", help="skip the roofline's machine micro-benchmark")
+    p.add_argument("--machine-agents", type=int, default=4096,
+                   help="batch of the micro-benchmark's small-matrix products (default 4096)")
+    p.add_argument("--no-phi", action="store_true", help="skip timing the per-cycle Phi")
+    p.add_argument("--profile", type=int, default=0, metavar="N",
+                   help="profile each row's batched cycles (cProfile); print the top N functions")
     args = p.parse_args(argv)
     import torch  # noqa: F401  (so that cpu_threads sets torch's pool too)
 
@@ -81,22 +106,30 @@ def _batched(loop, args):
 def _row(args, mode: str, agents: int) -> dict:
     loop = _loop(mode, agents, args.device)
     batched, gpu = _batched(loop, args)
-    per_agent = _time_cycles(loop, args.cycles, 1, args.repeats) if agents > 1 else batched
+    per_agent = batched if agents == 1 else None if args.no_loop else _time_cycles(loop, args.cycles, 1, args.repeats)
     row = {"mode": mode, "agents": agents, "device": str(loop.device), "batched_s_per_cycle": batched,
            "per_agent_loop_s_per_cycle": per_agent, "cycles_per_s": 1 / batched,
-           "agent_cycles_per_s": agents / batched, "speedup_vs_loop": per_agent / batched,
+           "agent_cycles_per_s": agents / batched, "speedup_vs_loop": per_agent and per_agent / batched,
            "backend": next((m.backend_name for m in loop.modules.values() if m.variant == "quantum"),
                            "classical"), "gpu_utilisation": gpu}
     if args.compile != "off":
         compiled = _time_cycles(_loop(mode, agents, args.device, args.compile), args.cycles, None, args.repeats)
         row.update(compile=args.compile, compiled_s_per_cycle=compiled, compiled_speedup_vs_eager=batched / compiled)
+    counted = roofline.count(loop.cfg)
+    row.update(flop_per_agent_cycle=counted["flop_per_agent_cycle"],
+               bytes_per_agent_cycle=counted["bytes_per_agent_cycle"])
+    if not args.no_phi:
+        row.update(costs.phi_cost(loop, args.repeats))
+        row["phi_share_of_step"] = row["phi_s_per_cycle"] / (row["phi_s_per_cycle"] + batched)
+    if args.profile:
+        row["profile"] = costs.profile(loop, args.cycles, args.profile)
     return row
 
 
 def _line(row: dict) -> str:
-    text = (f"{MODES[row['mode']]:16} {row['agents']:6d} {row['cycles_per_s']:14.1f} "
-            f"{row['agent_cycles_per_s']:12.0f} {1 / row['per_agent_loop_s_per_cycle']:11.1f} "
-            f"{row['speedup_vs_loop']:6.1f}x")
+    loop = row["per_agent_loop_s_per_cycle"]
+    text = (f"{MODES[row['mode']]:16} {row['agents']:6d} {row['cycles_per_s']:14.1f} {row['agent_cycles_per_s']:12.0f} "
+            + (f"{1 / loop:11.1f} {row['speedup_vs_loop']:6.1f}x" if loop else f"{'-':>11} {'-':>7}"))
     if "compiled_s_per_cycle" in row:
         text += f" {1 / row['compiled_s_per_cycle']:14.1f} {row['compiled_speedup_vs_eager']:7.2f}x"
     gpu = row["gpu_utilisation"]
@@ -107,6 +140,12 @@ def _line(row: dict) -> str:
 
 
 def _run(args) -> dict:
+    roofs = None
+    if not args.no_roofline:
+        roofs = roofline.machine(args.machine_agents)
+        print(f"roofline: batched products over {args.machine_agents} agents and a copy, "
+              f"{roofs['threads']} thread(s), medians of {roofs['repeats']}:")
+        print("\n".join(roofline.machine_lines(roofs)))
     rows = []
     header = f"{'mode':16} {'agents':>6} {'batched cyc/s':>14} {'agent-cyc/s':>12} {'loop cyc/s':>11} {'ratio':>7}"
     if args.compile != "off":
@@ -117,7 +156,34 @@ def _run(args) -> dict:
             rows.append(_row(args, mode, agents))
             print(_line(rows[-1]))
     print(f"(medians of {args.repeats} x {args.cycles} cycles; device {rows[0]['device']})")
-    return {"rows": rows, "cycles": args.cycles, "repeats": args.repeats, "saturation": _saturation(args, rows)}
+    return {"rows": rows, "cycles": args.cycles, "repeats": args.repeats, "saturation": _saturation(args, rows),
+            "roofline": _roofline(args, rows, roofs)}
+
+
+def _roofline(args, rows: list[dict], roofs: dict | None) -> dict:
+    """Each row's bound and the fraction of it reached, the per-cycle Phi, the term breakdowns, profiles."""
+    counts = {mode: roofline.count(_config(mode, args.agents[0], args.device)) for mode in args.modes}
+    for mode, counted in counts.items():
+        print(f"FLOP and bytes of one cycle, {MODES[mode]} (cognition/benchmarks/roofline.py):")
+        print("\n".join(roofline.breakdown_lines(counted)))
+    print(f"{'mode':16} {'agents':>6} {'agent-cyc/s':>12} {'FLOP/a-c':>9} {'bytes/a-c':>9} {'bound a-c/s':>12} "
+          f"{'by':>7} {'of bound':>9} {'Phi ms/cycle':>12} {'Phi share':>9}")
+    for row in rows:
+        if roofs is not None and row["device"] == "cpu":  # the roofs are the CPU's, measured on its threads
+            row.update(roofline.bound(counts[row["mode"]], roofs))
+            row["fraction_of_bound"] = row["agent_cycles_per_s"] / row["bound_agent_cycles_per_s"]
+        text = (f"{MODES[row['mode']]:16} {row['agents']:6d} {row['agent_cycles_per_s']:12.0f} "
+                f"{row['flop_per_agent_cycle']:9d} {row['bytes_per_agent_cycle']:9d}")
+        text += (f" {row['bound_agent_cycles_per_s']:12.0f} {row['bound_by']:>7} "
+                 f"{100 * row['fraction_of_bound']:7.2f} %" if "bound_by" in row else f" {'-':>12} {'-':>7} {'-':>9}")
+        if "phi_s_per_cycle" in row:
+            text += f" {1e3 * row['phi_s_per_cycle']:12.3f} {100 * row['phi_share_of_step']:7.1f} %"
+        print(text)
+    for row in rows:
+        if "profile" in row:
+            print(f"profile of {MODES[row['mode']]} at {row['agents']} agents:")
+            print("\n".join(costs.profile_lines(row["profile"])))
+    return {"machine": roofs, "counts": counts}
 
 
 def _saturation(args, rows: list[dict]) -> dict:

@@ -1,0 +1,251 @@
+"""Roofline of one agent-cycle: FLOP and bytes per mode from the configuration, and the machine's roofs.
+
+:func:`count` adds up, term by term, the arithmetic one batch row executes in one cycle of
+:meth:`cognition.loop.IntegrationLoop.advance` (modules, workspace, learning; the ``agents``
+suite times the per-cycle Phi apart) and the bytes it must move, from the configuration (D, the
+hidden sizes, the circuits as the torch statevector backend compiles them, shots, the RLS size
+F + 1, the surprise window). :func:`machine` measures the roofs on the current threads: batched
+small-matrix products at the model's sizes and a large copy. :func:`bound`: the agent-cycles/s
+no implementation of this arithmetic could beat here, the smaller of peak FLOP/s / FLOP and
+bandwidth / bytes per agent-cycle. docs/performance.md reads them.
+
+Conventions. FLOP: a real add, multiply, divide or comparison is 1, a real multiply-add 2, a
+complex multiply 6, a complex multiply-add 8, a complex times a real 2; a (1 x k)(k x d) GEMV is
+2 k d; a dense one-qubit gate updates each of 2^n amplitudes with a complex multiply and a
+complex multiply-add, 14 x 2^n (896 at 6 qubits); a special function (tanh, sigmoid, exp, log,
+sqrt, ndtri; cos with sin, or a complex exponential, 2) is 1 per evaluation, which understates
+elementwise work; a symmetric 4 x 4 eigendecomposition with vectors 9 n^3 = 576 (Golub & Van
+Loan, 4th ed., sec. 8.3). Random draws are no FLOP: a term counts the numbers it draws and the
+generators it makes. Bytes: compulsory traffic at 8 B a float64: each term reads its weights,
+state and inputs once and writes its outputs once; what stays within a term is free (a row's
+working set, the 1 KiB of a 6-qubit statevector included, fits in L1); eager torch re-reads
+every intermediate, so it moves more. Per agent-cycle = per row x rows per agent (3 with the
+yoked control: agent, donor, twin), as the bench's agent-cycles/s counts the run's agents only.
+Module controls (docs/quantum-effects.md) and plug-in modules are not counted.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+import numpy as np
+
+F8 = 8  # bytes of a float64
+GATE_1Q = 14  # FLOP per amplitude of a dense one-qubit gate: complex multiply (6) + multiply-add (8)
+EIGH_4X4 = 9 * 4**3  # Golub & Van Loan's symmetric QR with vectors, 9 n^3
+SQUARE_SIZES = (8, 13, 16, 17, 48)  # k of the batched (k x k)(k x k) products: D, F+1 (lite), H, F+1, 3H
+GEMV_SHAPES = ((8, 48), (16, 48), (17, 17), (17, 8))  # the model's row-vector products: GRU, RLS P f, W^T f
+COMPLEX_SIZE = 64  # 2^6 amplitudes
+
+
+def term(what: str, flop, nbytes, draws: int = 0, generators: int = 0) -> dict:
+    return {"what": what, "flop": int(flop), "bytes": int(nbytes), "draws": int(draws), "generators": int(generators)}
+
+
+def gru_cell(D: int, H: int) -> dict:
+    """One GRU cell step: two GEMVs, (1xD)(Dx3H) and (1xH)(Hx3H), and 17 H elementwise (gates, mix)."""
+    return term(f"GRU cell, ({D}x{3 * H}) and ({H}x{3 * H}) GEMVs", 2 * D * 3 * H + 2 * H * 3 * H + 17 * H,
+                F8 * (D * 3 * H + H * 3 * H + 6 * H + D + 2 * H))
+
+
+def readout_terms(F: int, D: int) -> dict:
+    """The expectation's leaky readout, its prediction error, and one RLS step (P f, gain, W and P
+    updates, symmetrisation; cognition/modules/readout.py) with F features."""
+    F1 = F + 1
+    return {"expectation.readout": term(f"feature memory and prediction W^T [f; 1], W ({F1}x{D})",
+                                        3 * F + 2 * F1 * D, F8 * (3 * F + F1 * D + D)),
+            "expectation.error": term("salience: mean squared prediction error", 3 * D, F8 * (2 * D + 1)),
+            "expectation.rls_update": term(f"RLS update, P ({F1}x{F1}), W ({F1}x{D})",
+                                           7 * F1 * F1 + 4 * F1 * D + 3 * F1 + D + 1,
+                                           F8 * (2 * F1 * F1 + 2 * F1 * D + F1 + D))}
+
+
+def rnn_terms(D: int, H: int, nodes: int) -> dict:
+    """The stochastic RNN's draws and step, and tanh_noise_variance: Gauss-Hermite quadrature over
+    (H, nodes), its slope computed too."""
+    return {"unconscious.noise_draws": term(f"{H} normals", 0, F8 * H, draws=H, generators=1),
+            "unconscious.rnn": term(f"stochastic RNN, ({H}x{H}) and ({D}x{H}) GEMVs, tanh",
+                                    2 * H * H + 2 * D * H + 4 * H, F8 * (H * H + D * H + 3 * H + D)),
+            "unconscious.noise_variance": term(f"noise variance, quadrature over ({H}x{nodes})",
+                                               15 * H * nodes + 8 * H + nodes, F8 * (H + 1))}
+
+
+def association(k: int, D: int) -> dict:
+    return term(f"association tanh(M z), M ({D}x{k}), novelty", 2 * k * D + 4 * D, F8 * (k * D + k + 2 * D + 1))
+
+
+def circuit_run(circuit) -> dict:
+    """One statevector simulation as quantum.backends.torch_statevector runs it: fused one-qubit
+    steps (14 x 2^n each, plus their 2x2 matrices), RZZ phases (6 x 2^n), CZ signs (2 x 2^(n-2)),
+    CX moves only; then the probabilities |a|^2 (3 x 2^n)."""
+    from quantum.backends.torch_statevector import compile_program
+
+    amps = 1 << circuit.n_qubits
+    flop, steps = 3 * amps, {}
+    for step in compile_program(circuit):
+        steps[step[0]] = steps.get(step[0], 0) + 1
+        if step[0] == "u":  # each rotation's angle (2) and cos/sin (2); 64 per 2x2 complex product
+            flop += GATE_1Q * amps + sum(4 * g.is_rotation for g in step[2]) + 64 * (len(step[2]) - 1)
+        elif step[0] == "rzz":
+            flop += 6 * amps + 4
+        elif step[0] == "cz":
+            flop += 2 * (amps >> 2)
+    shape = ", ".join(f"{n} {name}" for name, n in sorted(steps.items()))
+    return term(f"{circuit.n_qubits}-qubit statevector ({shape})", flop, F8 * (circuit.n_params + amps))
+
+
+def markov_squarings(hcfg) -> int:
+    """Squarings batched_expm takes for the Markov generator at the largest 1-norm the config allows."""
+    from cognition.decision import markov_intensity
+
+    r = np.linspace(0.0, 1.0, 101)  # the unreliability tanh(salience) sweeps [0, 1)
+    k = markov_intensity(hcfg.mu_scale * (1 - r), np.full(r.shape, hcfg.gamma), hcfg.mu_scale * r) * hcfg.time
+    norm = np.abs(k).sum(axis=-2).max()
+    return max(0, math.ceil(math.log2(norm / 0.5)))
+
+
+def decision(hcfg, quantum: bool) -> dict:
+    """Pothos & Busemeyer choice probabilities: 4x4 eigh and evolution, or the Markov 4x4 expm."""
+    if quantum:  # Hamiltonian, eigh, phases, modes^T S, phase x, modes (complex), |a|^2, P(act)
+        return term("decision: 4x4 eigh and evolution", 46 + EIGH_4X4 + 12 + 96 + 24 + 192 + 36 + 8, F8 * 7)
+    from cognition.decision.batched import _TAYLOR_DEGREE
+
+    s = markov_squarings(hcfg)  # generator, scaling, norm, Taylor (4x4 products), squarings, T S, P(act)
+    flop = 40 + 16 + 31 + 16 + _TAYLOR_DEGREE * (128 + 32) + s * (128 + 16) + 96 + 8
+    return term(f"decision: 4x4 expm (Taylor {_TAYLOR_DEGREE}, {s} squarings)", flop, F8 * 7)
+
+
+def count(cfg) -> dict:
+    """FLOP and bytes per row and per agent-cycle of ``cfg``'s cycle, term by term (module docstring)."""
+    from cognition.controls import rows_per_agent
+    from cognition.loop import WORKSPACE_SIGNALS
+    from cognition.modules import unit_signal_count
+    from cognition.modules.noise_match import QUADRATURE_NODES
+
+    D, mods, quantum = cfg.run.content_dim, cfg.modules, cfg.quantum.mode != "disabled"
+    terms = {}
+    if "expectation" in mods.enabled:
+        e = mods.expectation
+        if quantum:
+            from quantum import angle_encoded_reservoir, resolve_width
+
+            n = resolve_width(e.qubits, cfg.quantum.qubit_cap, cfg.quantum.on_cap_exceeded)[0]
+            pairs, amps = (n if n > 1 else 0), 1 << n  # ring pairs (q, q+1 mod n)
+            run = circuit_run(angle_encoded_reservoir(n, D, e.depth))
+            terms["expectation.encode"] = term("tanh of the broadcast", D, F8 * 2 * D)
+            terms["expectation.circuit_z"] = dict(run, what=run["what"] + ", for <Z>")
+            terms["expectation.readout_z"] = term("<Z_q> from the probabilities", n * amps, F8 * (amps + n))
+            terms["expectation.circuit_zz"] = dict(run, what=run["what"] + ", run again for <ZZ>")
+            terms["expectation.readout_zz"] = term("<Z_q Z_q+1> from the probabilities", pairs * (amps + 3),
+                                                   F8 * (amps + pairs))
+            F = n + pairs
+        else:
+            terms["expectation.gru"] = gru_cell(D, e.hidden)
+            F = e.hidden
+        terms.update(readout_terms(F, D))
+    if "unconscious" in mods.enabled:
+        u = mods.unconscious
+        if quantum:
+            from quantum import entangling_sampler, resolve_width
+
+            n = resolve_width(u.qubits, cfg.quantum.qubit_cap, cfg.quantum.on_cap_exceeded)[0]
+            amps = 1 << n
+            run = circuit_run(entangling_sampler(n, D, u.layers))
+            terms["unconscious.circuit"] = dict(run, flop=run["flop"] + D, what=run["what"] + ", tanh of the cue")
+            terms["unconscious.shots"] = term(f"{u.shots} shots: multinomial over {amps} outcomes", 3 * amps,
+                                              F8 * 2 * amps, draws=amps, generators=2)
+            terms["unconscious.z_entropy"] = term("<Z> of the sample, its entropy, shot-noise variance",
+                                                  amps + 2 * amps * n + 4 * amps + 1 + 4 * n, F8 * (amps + n + 2))
+            k = n
+        else:
+            terms.update(rnn_terms(D, u.hidden, QUADRATURE_NODES))
+            k = u.hidden
+        terms["unconscious.association"] = association(k, D)
+    if "hybrid" in mods.enabled:
+        terms["hybrid.evidence"] = term("agreement (cosine), belief, utilities", 6 * D + 10, F8 * (2 * D + 4))
+        terms["hybrid.decision"] = decision(mods.hybrid, quantum)
+        terms["hybrid.content"] = term("content (2 p_act - 1) action, novelty", 2 + 4 * D, F8 * (3 * D + 2))
+    M, W = len(mods.enabled), cfg.workspace.surprise_window
+    terms["workspace.noise_draws"] = term(f"{M} normals", 0, F8 * M, M, 1)
+    terms["workspace.competition"] = term(f"surprise over W={W}, access, ignition, broadcast",
+                                          4 * M * W + 30 * M + 2 * M * D + D, F8 * (2 * M * W + 6 * M + M * D + 2 * D))
+    units = unit_signal_count(cfg) + len(WORKSPACE_SIGNALS)
+    terms["loop.units"] = term(f"{units} unit signals", 4 * D + 1, F8 * (3 * D + units))
+    rows = rows_per_agent(cfg)
+    total = {k: sum(t[k] for t in terms.values()) for k in ("flop", "bytes", "draws", "generators")}
+    return {"mode": cfg.quantum.mode, "rows_per_agent": rows, "terms": terms,
+            **{f"{k}_per_row": v for k, v in total.items()},
+            "flop_per_agent_cycle": rows * total["flop"], "bytes_per_agent_cycle": rows * total["bytes"],
+            "flop_per_byte": total["flop"] / total["bytes"]}
+
+
+def breakdown_lines(counted: dict) -> list[str]:
+    """The per-term table the bench prints and docs/performance.md shows."""
+    lines = [f"  {'term':28} {'FLOP/row':>9} {'bytes/row':>9} {'draws':>5} {'gens':>4}  what"]
+    for name, t in counted["terms"].items():
+        lines.append(f"  {name:28} {t['flop']:9d} {t['bytes']:9d} {t['draws']:5d} {t['generators']:4d}  {t['what']}")
+    lines.append(f"  {'total per row':28} {counted['flop_per_row']:9d} {counted['bytes_per_row']:9d} "
+                 f"{counted['draws_per_row']:5d} {counted['generators_per_row']:4d}  "
+                 f"x {counted['rows_per_agent']} rows per agent = {counted['flop_per_agent_cycle']} FLOP, "
+                 f"{counted['bytes_per_agent_cycle']} bytes per agent-cycle")
+    return lines
+
+
+def _seconds(fn, repeats: int) -> float:
+    """Median seconds per call of ``fn`` over ``repeats`` timings of >= 50 ms each, after a warm-up."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    number = max(1, int(0.05 / max(time.perf_counter() - t0, 1e-9)))
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)
+
+
+def machine(agents: int = 4096, repeats: int = 5, copy_mib: int = 256) -> dict:
+    """The roofs on the current torch threads: GFLOP/s of batched products over ``agents`` (float64
+    (k x k)(k x k) at SQUARE_SIZES, the model's GEMVs, complex128 64 x 64) and copy bandwidth (GB/s)."""
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    shapes = [(f"bmm ({agents},{k},{k})x({agents},{k},{k}) float64", (k, k, k), torch.float64, 2)
+              for k in SQUARE_SIZES]
+    shapes += [(f"bmm ({agents},1,{k})x({agents},{k},{d}) float64", (1, k, d), torch.float64, 2)
+               for k, d in GEMV_SHAPES]
+    c = COMPLEX_SIZE
+    shapes.append((f"bmm ({agents},{c},{c})x({agents},{c},{c}) complex128", (c, c, c), torch.complex128, 8))
+    kernels = []
+    for name, (m, k, d), dtype, per_fma in shapes:
+        a = torch.randn(agents, m, k, dtype=dtype, generator=g)
+        b = torch.randn(agents, k, d, dtype=dtype, generator=g)
+        out = torch.empty(agents, m, d, dtype=dtype)
+        seconds = _seconds(lambda: torch.bmm(a, b, out=out), repeats)
+        flop = per_fma * m * k * d * agents
+        kernels.append({"kernel": name, "flop": flop, "seconds": seconds, "gflops": flop / seconds / 1e9})
+        del a, b, out
+    src = torch.randn(copy_mib * 2**20 // F8, dtype=torch.float64, generator=g)
+    dst = torch.empty_like(src)
+    seconds = _seconds(lambda: dst.copy_(src), repeats)
+    peak = max(kernels, key=lambda k: k["gflops"])
+    return {"agents": agents, "threads": torch.get_num_threads(), "repeats": repeats, "kernels": kernels,
+            "peak_gflops": peak["gflops"], "peak_kernel": peak["kernel"],
+            "copy_bytes": 2 * src.numel() * F8, "bandwidth_gbs": 2 * src.numel() * F8 / seconds / 1e9}
+
+
+def bound(counted: dict, roofs: dict) -> dict:
+    """Agent-cycles/s the roofs allow: compute (peak FLOP/s / FLOP) and memory (bandwidth / bytes)."""
+    compute = roofs["peak_gflops"] * 1e9 / counted["flop_per_agent_cycle"]
+    memory = roofs["bandwidth_gbs"] * 1e9 / counted["bytes_per_agent_cycle"]
+    return {"compute_bound_agent_cycles_per_s": compute, "memory_bound_agent_cycles_per_s": memory,
+            "bound_agent_cycles_per_s": min(compute, memory), "bound_by": "compute" if compute <= memory else "memory"}
+
+
+def machine_lines(roofs: dict) -> list[str]:
+    copy = f"copy of {roofs['copy_bytes'] // 2**21} MiB (read + write)"
+    return [f"  {k['kernel']:52} {k['gflops']:7.2f} GFLOP/s" for k in roofs["kernels"]] + \
+        [f"  {copy:52} {roofs['bandwidth_gbs']:7.2f} GB/s", f"  compute roof: {roofs['peak_kernel']}"]

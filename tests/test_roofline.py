@@ -1,0 +1,85 @@
+"""The roofline's analytical counts (cognition/benchmarks/roofline.py) against hand counts, under its
+conventions: a real multiply-add is 2 FLOP, a complex multiply 6, a complex multiply-add 8, bytes 8 a float64."""
+import math
+
+import pytest
+
+from cognition.benchmarks import roofline
+from cognition.config import load_config
+from quantum import CircuitTemplate, Gate
+
+
+def counted(mode: str, **overrides):
+    return roofline.count(load_config(overrides={"quantum": {"mode": mode}, **overrides}))
+
+
+def test_a_gru_cell_is_two_gemvs_and_its_gates():
+    # GEMVs (1 x 8)(8 x 48) and (1 x 16)(16 x 48): 2 x 8 x 48 + 2 x 16 x 48; 17 H elementwise (biases, gates, mix)
+    t = roofline.gru_cell(8, 16)
+    assert t["flop"] == 2 * 8 * 48 + 2 * 16 * 48 + 17 * 16 == 2576
+    assert t["bytes"] == 8 * (8 * 48 + 16 * 48 + 2 * 48 + 8 + 2 * 16)  # weights, biases, input, hidden in and out
+
+
+def test_a_one_qubit_gate_on_six_qubits_is_14_flop_per_amplitude():
+    # 64 amplitudes x (complex multiply 6 + complex multiply-add 8) = 896; its angle (2) and cos, sin (2);
+    # then |a|^2 of 64 amplitudes (3 each). Compulsory bytes: the parameter in, 64 probabilities out.
+    t = roofline.circuit_run(CircuitTemplate("one", 6, 1, (Gate("ry", (0,), param=0),)))
+    assert t["flop"] == 896 + 4 + 64 * 3
+    assert t["bytes"] == 8 * (1 + 64)
+
+
+def test_fused_gates_and_two_qubit_gates():
+    # RY, RZ on qubit 0 fuse into one step (one 2x2 complex product: 8 complex multiply-adds = 64);
+    # CZ negates a quarter of the amplitudes (16 x 2), CX only moves them, RZZ multiplies each by a phase (6)
+    gates = (Gate("ry", (0,), param=0), Gate("rz", (0,), param=0), Gate("cz", (0, 1)), Gate("cx", (1, 2)),
+             Gate("rzz", (0, 1), param=0))
+    t = roofline.circuit_run(CircuitTemplate("c", 6, 1, gates))
+    assert t["flop"] == (896 + 2 * 4 + 64) + 16 * 2 + 0 + (64 * 6 + 4) + 64 * 3
+
+
+def test_classical_terms_and_totals():
+    c = counted("disabled")
+    terms = c["terms"]
+    # RLS with F + 1 = 17: P f (2 x 17^2), P update and symmetrisation (5 x 17^2), W^T f and W update (4 x 17 x 8)
+    assert terms["expectation.rls_update"]["flop"] == 7 * 17**2 + 4 * 17 * 8 + 3 * 17 + 8 + 1
+    assert terms["unconscious.rnn"]["flop"] == 2 * 16 * 16 + 2 * 8 * 16 + 4 * 16
+    assert terms["unconscious.noise_draws"]["draws"] == 16 and c["generators_per_row"] == 2
+    assert c["flop_per_row"] == sum(t["flop"] for t in terms.values())
+    assert c["bytes_per_row"] == sum(t["bytes"] for t in terms.values())
+    assert c["rows_per_agent"] == 3 and c["flop_per_agent_cycle"] == 3 * c["flop_per_row"]  # agent, donor, twin
+    alone = counted("disabled", control={"yoked": False})
+    assert alone["rows_per_agent"] == 1 and alone["flop_per_agent_cycle"] == c["flop_per_row"]
+
+
+def test_the_markov_decision_squarings_follow_the_config():
+    # largest column 1-norm of K t: (2 + 2 gamma) pi/2 with mu_scale 1, gamma 2.09; squarings to bring it under 1/2
+    hybrid = load_config().modules.hybrid
+    assert roofline.markov_squarings(hybrid) == math.ceil(math.log2((2 + 2 * 2.09) * (math.pi / 2) / 0.5)) == 5
+
+
+def test_lite_counts_both_reservoir_runs_and_the_sampler():
+    terms = counted("lite")["terms"]
+    # 12 fused steps of 4 rotations (3 products), 6 CZ, 6 CX, |a|^2; run once for <Z> and again for <ZZ>
+    reservoir = 12 * (896 + 4 * 4 + 3 * 64) + 6 * 32 + 3 * 64
+    assert terms["expectation.circuit_z"]["flop"] == terms["expectation.circuit_zz"]["flop"] == reservoir
+    # sampler: H fused with layer 0's RY on each qubit, layer 1's RY alone, 12 RZZ; tanh of the 8 inputs
+    sampler = 6 * (896 + 4 + 64) + 6 * (896 + 4) + 12 * (64 * 6 + 4) + 3 * 64 + 8
+    assert terms["unconscious.circuit"]["flop"] == sampler
+    assert terms["expectation.rls_update"]["what"].startswith("RLS update, P (13x13)")  # 6 <Z> + 6 <ZZ> + 1
+    assert terms["hybrid.decision"]["flop"] == 46 + 576 + 12 + 96 + 24 + 192 + 36 + 8
+
+
+def test_the_bound_is_the_smaller_roof():
+    counts = {"flop_per_agent_cycle": 1000, "bytes_per_agent_cycle": 4000}
+    b = roofline.bound(counts, {"peak_gflops": 10.0, "bandwidth_gbs": 20.0})  # 1e10 / 1e3 vs 2e10 / 4e3
+    assert b["compute_bound_agent_cycles_per_s"] == pytest.approx(1e7)
+    assert b["bound_agent_cycles_per_s"] == pytest.approx(5e6) and b["bound_by"] == "memory"
+
+
+def test_machine_measures_every_kernel_and_a_copy():
+    roofs = roofline.machine(agents=8, repeats=1, copy_mib=1)
+    names = [k["kernel"] for k in roofs["kernels"]]
+    assert len(names) == len(roofline.SQUARE_SIZES) + len(roofline.GEMV_SHAPES) + 1
+    assert "bmm (8,64,64)x(8,64,64) complex128" in names and "bmm (8,1,16)x(8,16,48) float64" in names
+    assert all(k["gflops"] > 0 for k in roofs["kernels"]) and roofs["bandwidth_gbs"] > 0
+    assert roofs["copy_bytes"] == 2 * 2**20 and roofs["peak_gflops"] == max(k["gflops"] for k in roofs["kernels"])
