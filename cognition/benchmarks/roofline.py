@@ -63,12 +63,12 @@ def readout_terms(F: int, D: int) -> dict:
 
 def rnn_terms(D: int, H: int, nodes: int) -> dict:
     """The stochastic RNN's draws and step, and tanh_noise_variance: Gauss-Hermite quadrature over
-    (H, nodes), its slope computed too."""
+    (H, nodes), the variance only (the slope is computed only when the noise is matched)."""
     return {"unconscious.noise_draws": term(f"{H} normals", 0, F8 * H, draws=H, generators=1),
             "unconscious.rnn": term(f"stochastic RNN, ({H}x{H}) and ({D}x{H}) GEMVs, tanh",
                                     2 * H * H + 2 * D * H + 4 * H, F8 * (H * H + D * H + 3 * H + D)),
             "unconscious.noise_variance": term(f"noise variance, quadrature over ({H}x{nodes})",
-                                               15 * H * nodes + 8 * H + nodes, F8 * (H + 1))}
+                                               8 * H * nodes + 4 * H + nodes, F8 * (H + 1))}
 
 
 def association(k: int, D: int) -> dict:
@@ -121,7 +121,7 @@ def count(cfg) -> dict:
     from cognition.controls import rows_per_agent
     from cognition.loop import WORKSPACE_SIGNALS
     from cognition.modules import unit_signal_count
-    from cognition.modules.noise_match import QUADRATURE_NODES
+    from cognition.modules.noise_match import node_count
 
     D, mods, quantum = cfg.run.content_dim, cfg.modules, cfg.quantum.mode != "disabled"
     terms = {}
@@ -159,7 +159,7 @@ def count(cfg) -> dict:
                                                   amps + 2 * amps * n + 4 * amps + 1 + 4 * n, F8 * (amps + n + 2))
             k = n
         else:
-            terms.update(rnn_terms(D, u.hidden, QUADRATURE_NODES))
+            terms.update(rnn_terms(D, u.hidden, node_count(u.noise)))
             k = u.hidden
         terms["unconscious.association"] = association(k, D)
     if "hybrid" in mods.enabled:

@@ -46,8 +46,13 @@ def _nodes(count: int) -> tuple[np.ndarray, np.ndarray]:
     return nodes, weights / weights.sum()
 
 
+def node_count(largest_scale: float) -> int:
+    """How many quadrature nodes a call whose largest noise scale is ``largest_scale`` uses."""
+    return FEW_NODES if largest_scale <= FEW_NODES_UP_TO else MANY_NODES
+
+
 def _quadrature(like: torch.Tensor, largest_scale: float) -> tuple[torch.Tensor, torch.Tensor]:
-    nodes, weights = _nodes(FEW_NODES if largest_scale <= FEW_NODES_UP_TO else MANY_NODES)
+    nodes, weights = _nodes(node_count(largest_scale))
     as_t = lambda a: torch.as_tensor(a, dtype=like.dtype, device=like.device)  # noqa: E731
     return as_t(nodes), as_t(weights)
 
