@@ -192,3 +192,18 @@ def test_torch_backend_restores_the_callers_thread_count():
     backend.probabilities(angle_encoded_reservoir(3, 2, depth=1, seed=0), np.zeros((4, 2)))
     assert torch.get_num_threads() == before
     assert backend.intra_op_threads(2**10) == 1 and backend.intra_op_threads(2**22) == before + 1
+
+
+@pytest.mark.parametrize("kind", ["torch", "aer"])
+def test_z_and_zz_from_one_simulation_equal_the_two_separate_readouts(kind):
+    # reference: the backend's own expectations_z and expectations_zz, each simulating the circuit
+    try:
+        backend = make_backend(kind, device="cpu", max_qubits=8, threads=1)
+    except BackendUnavailableError as exc:
+        pytest.skip(str(exc))
+    circuit = angle_encoded_reservoir(4, 3, 2, seed=5)
+    params = np.random.default_rng(2).uniform(-1, 1, size=(6, 3))
+    pairs = [(0, 1), (1, 2), (2, 3), (3, 0)]
+    z, zz = backend.expectations_z_zz(circuit, params, pairs)
+    assert np.array_equal(z, backend.expectations_z(circuit, params))
+    assert np.array_equal(zz, backend.expectations_zz(circuit, params, pairs))

@@ -1,5 +1,6 @@
 """Counter-based streams: an agent's draws do not depend on its batch-mates."""
 import numpy as np
+import pytest
 
 from cognition.streams import AgentStreams
 
@@ -22,3 +23,13 @@ def test_draws_are_standard_normal():
     x = AgentStreams(1, np.arange(500), "unconscious", 1).normal(8).ravel()
     assert abs(x.mean()) < 5 / np.sqrt(x.size)
     assert abs(x.var() - 1) < 5 * np.sqrt(2 / x.size)
+
+
+@pytest.mark.parametrize("draw", [lambda g: g.standard_normal((3, 2)), lambda g: g.uniform(-1.0, 2.0, (4,)),
+                                  lambda g: g.integers(0, 2**63 - 1, dtype=np.uint64),
+                                  lambda g: g.integers(0, 10, size=5, dtype=np.uint32)])  # 32-bit: buffered halves
+def test_draw_gives_each_agent_exactly_a_fresh_philox_generators_numbers(draw):
+    # reference: numpy's own Philox(key=, counter=) built afresh per agent (what draw reuses one bit generator for)
+    streams = AgentStreams(7, np.array([0, 5, 3, 1024, 5]), "workspace", 19)
+    expected = np.stack([draw(streams._generator(a)) for a in streams.agents])
+    assert np.array_equal(streams.draw(draw), expected)

@@ -134,9 +134,8 @@ def count(cfg) -> dict:
             pairs, amps = (n if n > 1 else 0), 1 << n  # ring pairs (q, q+1 mod n)
             run = circuit_run(angle_encoded_reservoir(n, D, e.depth))
             terms["expectation.encode"] = term("tanh of the broadcast", D, F8 * 2 * D)
-            terms["expectation.circuit_z"] = dict(run, what=run["what"] + ", for <Z>")
+            terms["expectation.circuit"] = dict(run, what=run["what"] + ", once for <Z> and <ZZ>")
             terms["expectation.readout_z"] = term("<Z_q> from the probabilities", n * amps, F8 * (amps + n))
-            terms["expectation.circuit_zz"] = dict(run, what=run["what"] + ", run again for <ZZ>")
             terms["expectation.readout_zz"] = term("<Z_q Z_q+1> from the probabilities", pairs * (amps + 3),
                                                    F8 * (amps + pairs))
             F = n + pairs

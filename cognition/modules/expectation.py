@@ -152,9 +152,10 @@ class QuantumExpectation(Expectation):
             q = product_state_features(self.circuit, params, self.pairs, batch_stable)
             return q.to(dtype=self.dtype, device=self.device), {}
         params = params.numpy()
-        parts = [self.backend.expectations_z(self.circuit, params)]
-        if self.pairs:
-            parts.append(self.backend.expectations_zz(self.circuit, params, self.pairs))
+        if self.pairs:  # one simulation for both readouts
+            parts = self.backend.expectations_z_zz(self.circuit, params, self.pairs)
+        else:
+            parts = [self.backend.expectations_z(self.circuit, params)]
         q = torch.cat([torch.as_tensor(p) for p in parts], dim=1)
         return q.to(dtype=self.dtype, device=self.device), {}
 

@@ -132,6 +132,13 @@ class QuantumBackend(abc.ABC):
         pairs = validate_pairs(pairs, circuit.n_qubits)
         return zz_expectations(self.probabilities(circuit, params), circuit.n_qubits, pairs)
 
+    def expectations_z_zz(self, circuit: CircuitTemplate, params, pairs) -> tuple[np.ndarray, np.ndarray]:
+        """``expectations_z`` and ``expectations_zz`` of one simulation: the circuit runs once, not twice."""
+        pairs = validate_pairs(pairs, circuit.n_qubits)
+        probabilities = self.probabilities(circuit, params)
+        return (z_expectations(probabilities, circuit.n_qubits),
+                zz_expectations(probabilities, circuit.n_qubits, pairs))
+
     def sample(self, circuit: CircuitTemplate, params, shots: int, seeds) -> np.ndarray:
         """Counts (B, 2^n) int64 of `shots` measurements per parameter set, one seed (uint64) per set.
 
