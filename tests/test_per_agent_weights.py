@@ -150,12 +150,12 @@ def test_reservoir_with_per_agent_angles_torch_equals_aer_and_a_hand_built_state
 
 
 def test_the_reservoir_runs_every_agent_in_one_backend_call():
-    # against one launch per agent: each cycle the expectation module asks the backend once for <Z> and once
-    # for <ZZ>, for all agents, each row carrying that agent's inputs and angles
+    # against one launch per agent: each cycle the expectation module asks the backend once, for <Z> and
+    # <ZZ> together, for all agents, each row carrying that agent's inputs and angles
     loop = _loop("lite")
     mod = loop.modules["expectation"]
     calls = []
-    for attr in ("expectations_z", "expectations_zz"):
+    for attr in ("expectations_z", "expectations_zz", "probabilities"):
         original = getattr(mod.backend, attr)
 
         def spy(circuit, params, *rest, _original=original):
@@ -165,7 +165,7 @@ def test_the_reservoir_runs_every_agent_in_one_backend_call():
         setattr(mod.backend, attr, spy)
     state = loop.initial_state()
     loop.advance(state)
-    assert calls == [("reservoir_q6_i8_d2_a24", (8, 8 + 24))] * 2
+    assert calls == [("reservoir_q6_i8_d2_a24", (8, 8 + 24))]  # expectations_z_zz: one simulation
     angles = loop.weights["expectation"]["angles"]
     assert angles.dtype == torch.float64 and angles.shape == (8, 24)
 
