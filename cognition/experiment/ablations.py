@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from cognition.errors import UsageError
-from cognition.experiment.conditions import REFERENCE, Condition, contrasts, overrides, select
+from cognition.experiment.conditions import REFERENCE, Condition, overrides
 
 SETTINGS_FILE = "experiment.json"
 MUST_MATCH = ("cycles", "agents", "quantum_mode", "config_text", "conditions")  # what a resumed experiment keeps
