@@ -22,6 +22,8 @@ from pathlib import Path
 
 from cognition.loop import IntegrationLoop, LoopState
 from cognition.runfiles import RunFiles
+from cognition.streams import PREVIOUS_SCHEME
+from cognition.streams import SCHEME as STREAMS_SCHEME
 from cognition.runtime.checkpoint import (CheckpointError, CheckpointStore, capture_rng_states,
                                           restore_rng_states)
 from cognition.runtime.oom import classify_oom, free_memory, next_batch, oom_advice
@@ -131,6 +133,11 @@ class Runner:
             raise CheckpointError(f"checkpoint format {payload.get('format')!r} is not {CHECKPOINT_FORMAT!r}")
         if payload.get("config_hash") != config_hash(self.cfg):
             raise CheckpointError("checkpoint was written by a different configuration (config hash differs)")
+        written_with = payload.get("streams", PREVIOUS_SCHEME)
+        if written_with != STREAMS_SCHEME:
+            raise CheckpointError(f"checkpoint was written with the random streams {written_with!r}; this version "
+                                  f"draws {STREAMS_SCHEME!r}, so its cycles cannot continue bit for bit: start the "
+                                  "run again in a new directory, or resume it with the version that wrote it")
         # checkpoints from before plug-in modules carry no module set: their config fixed it
         if "module_set" in payload:
             check_module_set(payload["module_set"], self._module_set())
@@ -175,7 +182,7 @@ class Runner:
     def _checkpoint(self, state: LoopState, progress: Progress) -> None:
         offsets = self.files.commit()
         payload = {"format": CHECKPOINT_FORMAT, "config_hash": config_hash(self.cfg), "cycle": state.cycle,
-                   "module_set": self._module_set(),
+                   "module_set": self._module_set(), "streams": STREAMS_SCHEME,
                    "broadcast": state.broadcast.cpu(),
                    "modules": {n: {k: v.cpu() for k, v in s.items()} for n, s in state.modules.items()},
                    "workspace": {k: v.cpu() for k, v in state.workspace.items()},

@@ -148,7 +148,7 @@ class SharedWorkspace:
         contents = torch.stack([proposals[m].content for m in self.module_names], dim=1)  # (A, M, D)
         evidence = torch.stack([proposals[m].salience for m in self.module_names], dim=1)  # (A, M)
         z, window = self._surprise(evidence, state["evidence"], torch.tensor(cycle, device=evidence.device))
-        eps = torch.as_tensor(streams.normal(len(self.module_names)), dtype=z.dtype, device=z.device)
+        eps = streams.normal_tensor(len(self.module_names)).to(dtype=z.dtype, device=z.device)
         access, fatigue = self._access(z + c.noise * eps, state["access"], state["fatigue"], c)
         access = access * self.allowed.to(access.device)
         k = min(c.capacity, len(self.module_names))

@@ -7,11 +7,12 @@ Z has eigenvalue +1 on |0> and -1 on |1>, so <Z_q> = P(q=0) - P(q=1) and
 from __future__ import annotations
 
 import numpy as np
+import torch
+
+from quantum.rowwise import rowwise_matmul
 
 
-def _axis(n: int, q: int) -> int:
-    # a (B, 2, ..., 2) row-major view puts the most significant bit first: qubit q is axis n - q
-    return n - q
+TABLE_MAX_QUBITS = 12  # up to here a (2^n, n) sign table (<= 0.8 MiB) and one small product per row; beyond, sums
 
 
 def _halves(probabilities: np.ndarray, n: int, q: int) -> np.ndarray:
@@ -19,21 +20,37 @@ def _halves(probabilities: np.ndarray, n: int, q: int) -> np.ndarray:
     return probabilities.reshape(probabilities.shape[0], 1 << (n - q - 1), 2, 1 << q).sum(axis=(1, 3))
 
 
+def _pair_block_sums(probabilities: np.ndarray, n: int, qa: int, qb: int) -> np.ndarray:
+    """(B, 2, 2): P(bit_hi, bit_lo) of the pair, each row summed on its own."""
+    lo, hi = min(qa, qb), max(qa, qb)
+    b = probabilities.shape[0]
+    return probabilities.reshape(b, 1 << (n - hi - 1), 2, 1 << (hi - lo - 1), 2, 1 << lo).sum(axis=(1, 3, 5))
+
+
+def _signs(n: int) -> torch.Tensor:
+    """(2^n, n) float64: entry (k, q) is the eigenvalue of Z_q on basis state k, +1 for bit 0, -1 for bit 1."""
+    bits = (torch.arange(1 << n)[:, None] >> torch.arange(n)) & 1
+    return 1.0 - 2.0 * bits.to(torch.float64)
+
+
+def _rows_times(probabilities: np.ndarray, table: torch.Tensor) -> np.ndarray:
+    """probabilities (B, 2^n) times a fixed (2^n, m) table, each row on its own (batch-invariant)."""
+    p = torch.from_numpy(np.ascontiguousarray(probabilities, dtype=np.float64))
+    return rowwise_matmul(p, table).numpy()
+
+
 def z_expectations(probabilities: np.ndarray, n: int) -> np.ndarray:
-    """<Z_q> for q = 0..n-1: (B, n) float64."""
-    out = np.empty((probabilities.shape[0], n))
-    for q in range(n):
-        halves = _halves(probabilities, n, q)
-        out[:, q] = halves[:, 0] - halves[:, 1]
-    return out
+    """<Z_q> for q = 0..n-1: (B, n) float64, sum_k p_k z_q(k)."""
+    if n > TABLE_MAX_QUBITS:
+        return np.stack([h[:, 0] - h[:, 1] for h in (_halves(probabilities, n, q) for q in range(n))], axis=1)
+    return _rows_times(probabilities, _signs(n))
 
 
 def one_probabilities(probabilities: np.ndarray, n: int) -> np.ndarray:
     """The single-qubit Born marginals P(q=1) for q = 0..n-1: (B, n) float64."""
-    out = np.empty((probabilities.shape[0], n))
-    for q in range(n):
-        out[:, q] = _halves(probabilities, n, q)[:, 1]
-    return out
+    if n > TABLE_MAX_QUBITS:
+        return np.stack([_halves(probabilities, n, q)[:, 1] for q in range(n)], axis=1)
+    return _rows_times(probabilities, (1.0 - _signs(n)) / 2.0)
 
 
 def validate_pairs(pairs, n: int) -> list[tuple[int, int]]:
@@ -48,38 +65,42 @@ def validate_pairs(pairs, n: int) -> list[tuple[int, int]]:
 
 
 def zz_expectations(probabilities: np.ndarray, n: int, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """<Z_a Z_b> for each (a, b) in pairs: (B, len(pairs)) float64."""
-    b = probabilities.shape[0]
-    out = np.empty((b, len(pairs)))
-    for i, (qa, qb) in enumerate(pairs):
-        lo, hi = min(qa, qb), max(qa, qb)
-        m = probabilities.reshape(b, 1 << (n - hi - 1), 2, 1 << (hi - lo - 1), 2, 1 << lo).sum(axis=(1, 3, 5))
-        out[:, i] = m[:, 0, 0] + m[:, 1, 1] - m[:, 0, 1] - m[:, 1, 0]
-    return out
+    """<Z_a Z_b> for each (a, b) in pairs: (B, len(pairs)) float64, sum_k p_k z_a(k) z_b(k)."""
+    if n > TABLE_MAX_QUBITS:
+        blocks = [_pair_block_sums(probabilities, n, a, b) for a, b in pairs]
+        return np.stack([m[:, 0, 0] + m[:, 1, 1] - m[:, 0, 1] - m[:, 1, 0] for m in blocks], axis=1).reshape(
+            probabilities.shape[0], len(pairs))
+    signs = _signs(n)
+    table = torch.stack([signs[:, a] * signs[:, b] for a, b in pairs], dim=1) if pairs else signs[:, :0]
+    return _rows_times(probabilities, table)
 
 
-def validate_seeds(seeds, batch: int) -> np.ndarray:
-    """seeds as a (batch,) uint64 array; ValueError naming the problem otherwise."""
-    arr = np.asarray(seeds)
-    if arr.shape != (batch,):
-        raise ValueError(f"seeds has shape {arr.shape}; expected ({batch},), one seed per parameter set")
-    if not np.issubdtype(arr.dtype, np.integer) or (arr.dtype.kind == "i" and (arr < 0).any()):
-        raise ValueError(f"seeds must be non-negative integers (uint64), got dtype {arr.dtype}")
-    return arr.astype(np.uint64)
+def validate_uniforms(uniforms, batch: int) -> np.ndarray:
+    """uniforms as a (batch, shots) float64 array on [0, 1); ValueError naming the problem otherwise."""
+    arr = np.asarray(uniforms.cpu() if hasattr(uniforms, "cpu") else uniforms, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[0] != batch or arr.shape[1] < 1:
+        raise ValueError(f"uniforms has shape {arr.shape}; expected ({batch}, shots >= 1), one row per parameter set")
+    if not ((arr >= 0.0) & (arr < 1.0)).all():
+        raise ValueError("uniforms must lie in [0, 1)")
+    return arr
 
 
-def sample_counts(probabilities: np.ndarray, shots: int, seeds: np.ndarray) -> np.ndarray:
-    """Counts (B, 2^n) int64: row b is np.random.default_rng(seeds[b]).multinomial(shots, p_b).
+def sample_counts(probabilities: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Counts (B, 2^n) int64 of shots drawn by inverse transform: shot s of row b is the
+    outcome k with cdf_b(k - 1) <= u[b, s] * cdf_b(last) < cdf_b(k).
 
-    Each row has its own generator, so a row's counts depend only on its seed and its
-    probabilities, never on the other rows of the batch. p_b is clipped at 0 and
-    renormalised first (single precision leaves sums 1 +- 1e-7).
+    probabilities (B, 2^n), clipped at 0 (single precision leaves tiny negatives); uniforms
+    (B, shots) on [0, 1), one row per parameter set, e.g. from the agent's counter-based stream
+    (cognition.streams). Scaling u by the row's total instead of renormalising p keeps the
+    sampling exact for rows that sum to 1 +- 1e-7. An outcome of probability 0 is never drawn.
+    Each row is searched on its own (torch.searchsorted over rows), so a row's counts depend
+    only on its probabilities and its uniforms, never on the other rows of the batch.
     """
-    counts = np.empty(probabilities.shape, dtype=np.int64)
-    for row, (p, seed) in enumerate(zip(probabilities, seeds)):
-        p = np.clip(p, 0.0, None)
-        counts[row] = np.random.default_rng(int(seed)).multinomial(shots, p / p.sum())
-    return counts
+    cdf = torch.from_numpy(np.ascontiguousarray(probabilities, dtype=np.float64)).clamp_min(0.0).cumsum(dim=1)
+    u = torch.from_numpy(np.ascontiguousarray(uniforms, dtype=np.float64))
+    outcome = torch.searchsorted(cdf, u * cdf[:, -1:], right=True).clamp_max(cdf.shape[1] - 1)
+    counts = torch.zeros(cdf.shape, dtype=torch.int64).scatter_add_(1, outcome, torch.ones_like(outcome))
+    return counts.numpy()
 
 
 def product_counts(marginals: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -93,4 +114,5 @@ def product_counts(marginals: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """
     b, shots, n = uniforms.shape
     outcomes = ((uniforms < marginals[:, None, :]).astype(np.int64) << np.arange(n)).sum(axis=2)  # (B, shots)
-    return np.stack([np.bincount(row, minlength=1 << n) for row in outcomes])
+    rows = np.arange(b)[:, None] << n  # row b counts into bins b * 2^n ..: one bincount for the whole batch
+    return np.bincount((outcomes + rows).ravel(), minlength=b << n).reshape(b, 1 << n)

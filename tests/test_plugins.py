@@ -10,6 +10,7 @@ import hashlib
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,7 @@ from cognition import plugins
 from cognition.config import load_config
 from cognition.errors import ConfigError
 from cognition.modules import CognitiveModule, Proposal, RegistrationError, register_module, unregister
+from cognition.rng import blocks_to_uniforms, box_muller, philox4x32
 from cognition.streams import AgentStreams, master_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,25 +33,29 @@ OSCILLATOR = Path(__file__).resolve().parent / "plugin_modules" / "oscillator.py
 ENABLED = ["expectation", "unconscious", "hybrid", "oscillator"]
 
 
-def philox(seed: int, key_word: int, counter) -> np.random.Generator:
-    key = np.array([master_key(seed), key_word], dtype=np.uint64)
-    return np.random.Generator(np.random.Philox(key=key, counter=np.array(counter, dtype=np.uint64)))
+def reference_normals(seed: int, module_byte: int, name_id: int, kind: int, agent: int, words, n: int) -> np.ndarray:
+    """The documented layout (cognition/streams.py), rebuilt here: key = SHA-256 of the packed identity,
+    counter (block, agent, word, word), two 32-bit words per 53-bit double, Box-Muller per pair."""
+    digest = hashlib.sha256(struct.pack(">QBQB", master_key(seed), module_byte, name_id, kind)).digest()
+    key = torch.tensor([int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big")])
+    counter = torch.tensor([[j, agent, *words] for j in range((n + 1) // 2)])
+    return box_muller(blocks_to_uniforms(philox4x32(counter, key))).reshape(-1)[:n].numpy()
 
 
 def test_builtin_streams_keep_their_documented_layout():
-    # key (seed word, agent << 8 | module id), counter (0, cycle, 0, 0) / (0, 0, weight, 1); unconscious = 2
+    # unconscious = module byte 2, name id 0; noise kind 0 with counter words (cycle, 0), weights kind 1 (weight, 0)
     noise = AgentStreams(7, np.array([3]), "unconscious", 5).normal(4)[0]
-    assert np.array_equal(noise, philox(7, 3 << 8 | 2, (0, 5, 0, 0)).standard_normal(4))
+    assert np.array_equal(noise, reference_normals(7, 2, 0, 0, 3, (5, 0), 4))
     weight = AgentStreams.weights(7, np.array([3]), "expectation", 2).normal(4)[0]
-    assert np.array_equal(weight, philox(7, 3 << 8 | 1, (0, 0, 2, 1)).standard_normal(4))
+    assert np.array_equal(weight, reference_normals(7, 1, 0, 1, 3, (2, 0), 4))
 
 
 def test_a_plugin_name_has_its_own_stable_streams():
     name_id = int.from_bytes(hashlib.sha256(b"oscillator").digest()[:7], "big")
     noise = AgentStreams(7, np.array([3]), "oscillator", 5).normal(4)[0]
-    assert np.array_equal(noise, philox(7, 3 << 8 | 0, (0, 5, 0, name_id << 8)).standard_normal(4))
+    assert np.array_equal(noise, reference_normals(7, 0, name_id, 0, 3, (5, 0), 4))
     weight = AgentStreams.weights(7, np.array([3]), "oscillator", 2).normal(4)[0]
-    assert np.array_equal(weight, philox(7, 3 << 8 | 0, (0, 0, 2, name_id << 8 | 1)).standard_normal(4))
+    assert np.array_equal(weight, reference_normals(7, 0, name_id, 1, 3, (2, 0), 4))
     others = [AgentStreams(7, np.array([3]), n, 5).normal(4)[0] for n in ("expectation", "unconscious", "hybrid",
                                                                            "workspace", "init", "oscillatr")]
     assert not any(np.array_equal(noise, o) for o in others)

@@ -98,10 +98,12 @@ def test_bad_inputs_are_clear_errors(kind):
         backend.probabilities(c, np.zeros((2, 3)))
     with pytest.raises(ValueError, match="NaN"):
         backend.probabilities(c, np.full((1, 2), np.nan))
-    with pytest.raises(ValueError, match="seeds has shape"):
-        backend.sample(c, np.zeros((2, 2)), 10, np.array([1], dtype=np.uint64))
-    with pytest.raises(ValueError, match="shots"):
-        backend.sample(c, np.zeros((1, 2)), 0, np.array([1], dtype=np.uint64))
+    with pytest.raises(ValueError, match=r"uniforms has shape \(1, 10\); expected \(2, shots >= 1\)"):
+        backend.sample(c, np.zeros((2, 2)), np.full((1, 10), 0.5))
+    with pytest.raises(ValueError, match="shots >= 1"):
+        backend.sample(c, np.zeros((1, 2)), np.zeros((1, 0)))
+    with pytest.raises(ValueError, match=r"uniforms must lie in \[0, 1\)"):
+        backend.sample(c, np.zeros((1, 2)), np.ones((1, 3)))
     with pytest.raises(ValueError, match=r"pairs\[0\]"):
         backend.expectations_zz(c, np.zeros((1, 2)), [(1, 1)])
     with pytest.raises(TypeError, match="CircuitTemplate"):

@@ -25,7 +25,7 @@ def test_17_qubits_under_quantum_lite_fail_before_any_simulation(kind, monkeypat
     params = np.zeros((2, 4))
     for call in (lambda: backend.probabilities(circuit, params), lambda: backend.expectations_z(circuit, params),
                  lambda: backend.expectations_zz(circuit, params, [(0, 1)]),
-                 lambda: backend.sample(circuit, params, 10, np.array([1, 2], dtype=np.uint64))):
+                 lambda: backend.sample(circuit, params, np.full((2, 10), 0.5))):
         with pytest.raises(QubitCapError) as err:
             call()
         assert (err.value.circuit, err.value.width, err.value.max_qubits) == (circuit.name, 17, 16)

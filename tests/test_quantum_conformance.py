@@ -85,7 +85,7 @@ def test_sampled_counts_pass_chi_square(backend, width):
     circuit = random_template(width, n_gates=5 * width, n_params=2, seed=200 + width)
     params = _params(3, 2, seed=width + 1)
     shots = 20_000
-    counts = backend.sample(circuit, params, shots, np.array([11, 22, 33], dtype=np.uint64))
+    counts = backend.sample(circuit, params, np.random.default_rng(11).random((3, shots)))
     reference = reference_probabilities(circuit, params)
     assert counts.shape == (3, 2**width) and counts.dtype == np.int64
     assert (counts.sum(axis=1) == shots).all()
@@ -96,16 +96,17 @@ def test_sampled_counts_pass_chi_square(backend, width):
     assert _chi_square_pvalue(counts[0], other[0]) < 1e-6
 
 
-def test_same_seed_same_counts_whatever_the_batch(backend):
+def test_same_uniforms_same_counts_whatever_the_batch(backend):
     circuit = entangling_sampler(5, 5, layers=2)
     params = _params(4, 5, seed=3)
-    seeds = np.array([1, 2, 3, 2**63 + 5], dtype=np.uint64)
-    batch = backend.sample(circuit, params, 500, seeds)
-    np.testing.assert_array_equal(batch, backend.sample(circuit, params, 500, seeds))
-    for row in range(4):  # one at a time, and reversed order: each row depends only on its own seed
-        np.testing.assert_array_equal(batch[row], backend.sample(circuit, params[row:row + 1], 500, seeds[row:row + 1])[0])
-    np.testing.assert_array_equal(batch[::-1], backend.sample(circuit, params[::-1], 500, seeds[::-1]))
-    assert not np.array_equal(batch[0], backend.sample(circuit, params[:1], 500, np.array([4], dtype=np.uint64))[0])
+    uniforms = np.random.default_rng(1).random((4, 500))
+    batch = backend.sample(circuit, params, uniforms)
+    np.testing.assert_array_equal(batch, backend.sample(circuit, params, uniforms))
+    for row in range(4):  # one at a time, and reversed order: each row depends only on its own uniforms
+        np.testing.assert_array_equal(batch[row], backend.sample(circuit, params[row:row + 1], uniforms[row:row + 1])[0])
+    np.testing.assert_array_equal(batch[::-1], backend.sample(circuit, params[::-1], uniforms[::-1]))
+    other = np.random.default_rng(2).random((1, 500))
+    assert not np.array_equal(batch[0], backend.sample(circuit, params[:1], other)[0])
 
 
 def test_single_precision_is_close(backend):

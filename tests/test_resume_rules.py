@@ -81,3 +81,21 @@ def test_a_fault_the_resumed_part_never_reaches_is_refused(finished, tmp_path, c
     out = _copy(finished, tmp_path)
     rc, _, err = run(["--resume", out, "--inject-fault", "oom@12"], capsys)
     assert rc == 2 and len(err) == 1 and "cycle 12 is already done: the run resumes at cycle 21" in err[0], err
+
+
+def test_a_checkpoint_from_the_previous_generator_is_refused_not_continued(finished, tmp_path, capsys):
+    # a 0.1.0 checkpoint carries no "streams" field: its cycles came from numpy's per-agent Philox4x64,
+    # and continuing them with Philox4x32 would splice two generators into one run without a word
+    from cognition.runtime.checkpoint import CheckpointStore
+
+    out = _copy(finished, tmp_path)
+    store = CheckpointStore(out)
+    payload, cycle = store.load_latest()
+    del payload["streams"]
+    store.save(payload, cycle)
+    before = (out / "metrics.jsonl").read_text()
+    rc, _, err = run(["--resume", out], capsys)
+    assert rc == 2 and len(err) == 1, err
+    assert "random streams 'numpy Philox4x64 per agent (hybrid-cognition 0.1.0)'" in err[0]
+    assert "cannot continue bit for bit" in err[0]
+    assert (out / "metrics.jsonl").read_text() == before

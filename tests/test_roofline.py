@@ -43,7 +43,9 @@ def test_classical_terms_and_totals():
     # RLS with F + 1 = 17: P f (2 x 17^2), P update and symmetrisation (5 x 17^2), W^T f and W update (4 x 17 x 8)
     assert terms["expectation.rls_update"]["flop"] == 7 * 17**2 + 4 * 17 * 8 + 3 * 17 + 8 + 1
     assert terms["unconscious.rnn"]["flop"] == 2 * 16 * 16 + 2 * 8 * 16 + 4 * 16
-    assert terms["unconscious.noise_draws"]["draws"] == 16 and c["generators_per_row"] == 2
+    # 16 RNN normals and 3 workspace normals, two per Philox block: 8 + 2 blocks
+    assert terms["unconscious.noise_draws"]["draws"] == 16 and c["blocks_per_row"] == 8 + 2
+    assert terms["unconscious.noise_draws"]["flop"] == 5 * 16
     assert c["flop_per_row"] == sum(t["flop"] for t in terms.values())
     assert c["bytes_per_row"] == sum(t["bytes"] for t in terms.values())
     assert c["rows_per_agent"] == 3 and c["flop_per_agent_cycle"] == 3 * c["flop_per_row"]  # agent, donor, twin
@@ -67,6 +69,10 @@ def test_lite_counts_the_reservoir_run_and_the_sampler():
     assert terms["unconscious.circuit"]["flop"] == sampler
     assert terms["expectation.rls_update"]["what"].startswith("RLS update, P (13x13)")  # 6 <Z> + 6 <ZZ> + 1
     assert terms["hybrid.decision"]["flop"] == 46 + 576 + 12 + 96 + 24 + 192 + 36 + 8
+    # 128 shots: 128 uniforms of 32 bits, four per Philox block; a 64-entry cumulative sum, then per shot a
+    # scaling, 6 comparisons of the binary search over 64 outcomes and a count
+    shots = terms["unconscious.shots"]
+    assert (shots["draws"], shots["blocks"], shots["flop"]) == (128, 32, 64 + 128 * 8)
 
 
 def test_the_bound_is_the_smaller_roof():

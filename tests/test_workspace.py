@@ -23,6 +23,9 @@ class _Streams:
     def normal(self, *shape):
         return self.eps
 
+    def normal_tensor(self, *shape):
+        return torch.as_tensor(self.eps)
+
 
 def _proposal(content, salience):
     return Proposal(torch.tensor(content, dtype=torch.float64), torch.tensor(salience, dtype=torch.float64))

@@ -15,8 +15,11 @@ complex multiply 6, a complex multiply-add 8, a complex times a real 2; a (1 x k
 complex multiply-add, 14 x 2^n (896 at 6 qubits); a special function (tanh, sigmoid, exp, log,
 sqrt, ndtri; cos with sin, or a complex exponential, 2) is 1 per evaluation, which understates
 elementwise work; a symmetric 4 x 4 eigendecomposition with vectors 9 n^3 = 576 (Golub & Van
-Loan, 4th ed., sec. 8.3). Random draws are no FLOP: a term counts the numbers it draws and the
-generators it makes. Bytes: compulsory traffic at 8 B a float64: each term reads its weights,
+Loan, 4th ed., sec. 8.3). Random numbers: a term counts the numbers it draws and the
+Philox4x32-10 blocks they take (cognition/rng.py; 4 random words per block, made of 20 32-bit
+multiplications and about 100 other 64-bit integer operations, which are not FLOP); turning words
+into doubles is 2 FLOP per double and a Box-Muller normal 3 (a log, a square root, cos with sin: 4
+special functions per pair). Bytes: compulsory traffic at 8 B a float64: each term reads its weights,
 state and inputs once and writes its outputs once; what stays within a term is free (a row's
 working set, the 1 KiB of a 6-qubit statevector included, fits in L1); eager torch re-reads
 every intermediate, so it moves more. Per agent-cycle = per row x rows per agent (3 with the
@@ -39,8 +42,13 @@ GEMV_SHAPES = ((8, 48), (16, 48), (17, 17), (17, 8))  # the model's row-vector p
 COMPLEX_SIZE = 64  # 2^6 amplitudes
 
 
-def term(what: str, flop, nbytes, draws: int = 0, generators: int = 0) -> dict:
-    return {"what": what, "flop": int(flop), "bytes": int(nbytes), "draws": int(draws), "generators": int(generators)}
+def term(what: str, flop, nbytes, draws: int = 0, blocks: int = 0) -> dict:
+    return {"what": what, "flop": int(flop), "bytes": int(nbytes), "draws": int(draws), "blocks": int(blocks)}
+
+
+def normal_draws(what: str, count: int) -> dict:
+    """``count`` standard normals: two per Philox block, each 2 FLOP to a double and 3 to a normal."""
+    return term(what, 5 * count, F8 * count, draws=count, blocks=(count + 1) // 2)
 
 
 def gru_cell(D: int, H: int) -> dict:
@@ -64,7 +72,7 @@ def readout_terms(F: int, D: int) -> dict:
 def rnn_terms(D: int, H: int, nodes: int) -> dict:
     """The stochastic RNN's draws and step, and tanh_noise_variance: Gauss-Hermite quadrature over
     (H, nodes), the variance only (the slope is computed only when the noise is matched)."""
-    return {"unconscious.noise_draws": term(f"{H} normals", 0, F8 * H, draws=H, generators=1),
+    return {"unconscious.noise_draws": normal_draws(f"{H} normals", H),
             "unconscious.rnn": term(f"stochastic RNN, ({H}x{H}) and ({D}x{H}) GEMVs, tanh",
                                     2 * H * H + 2 * D * H + 4 * H, F8 * (H * H + D * H + 3 * H + D)),
             "unconscious.noise_variance": term(f"noise variance, quadrature over ({H}x{nodes})",
@@ -152,8 +160,9 @@ def count(cfg) -> dict:
             amps = 1 << n
             run = circuit_run(entangling_sampler(n, D, u.layers))
             terms["unconscious.circuit"] = dict(run, flop=run["flop"] + D, what=run["what"] + ", tanh of the cue")
-            terms["unconscious.shots"] = term(f"{u.shots} shots: multinomial over {amps} outcomes", 3 * amps,
-                                              F8 * 2 * amps, draws=amps, generators=2)
+            terms["unconscious.shots"] = term(
+                f"{u.shots} shots: inverse transform over {amps} outcomes (cumulative sum, {n} comparisons a shot)",
+                amps + u.shots * (n + 2), F8 * (2 * amps + u.shots), draws=u.shots, blocks=(u.shots + 3) // 4)
             terms["unconscious.z_entropy"] = term("<Z> of the sample, its entropy, shot-noise variance",
                                                   amps + 2 * amps * n + 4 * amps + 1 + 4 * n, F8 * (amps + n + 2))
             k = n
@@ -166,13 +175,13 @@ def count(cfg) -> dict:
         terms["hybrid.decision"] = decision(mods.hybrid, quantum)
         terms["hybrid.content"] = term("content (2 p_act - 1) action, novelty", 2 + 4 * D, F8 * (3 * D + 2))
     M, W = len(mods.enabled), cfg.workspace.surprise_window
-    terms["workspace.noise_draws"] = term(f"{M} normals", 0, F8 * M, M, 1)
+    terms["workspace.noise_draws"] = normal_draws(f"{M} normals", M)
     terms["workspace.competition"] = term(f"surprise over W={W}, access, ignition, broadcast",
                                           4 * M * W + 30 * M + 2 * M * D + D, F8 * (2 * M * W + 6 * M + M * D + 2 * D))
     units = unit_signal_count(cfg) + len(WORKSPACE_SIGNALS)
     terms["loop.units"] = term(f"{units} unit signals", 4 * D + 1, F8 * (3 * D + units))
     rows = rows_per_agent(cfg)
-    total = {k: sum(t[k] for t in terms.values()) for k in ("flop", "bytes", "draws", "generators")}
+    total = {k: sum(t[k] for t in terms.values()) for k in ("flop", "bytes", "draws", "blocks")}
     return {"mode": cfg.quantum.mode, "rows_per_agent": rows, "terms": terms,
             **{f"{k}_per_row": v for k, v in total.items()},
             "flop_per_agent_cycle": rows * total["flop"], "bytes_per_agent_cycle": rows * total["bytes"],
@@ -181,11 +190,11 @@ def count(cfg) -> dict:
 
 def breakdown_lines(counted: dict) -> list[str]:
     """The per-term table the bench prints and docs/performance.md shows."""
-    lines = [f"  {'term':28} {'FLOP/row':>9} {'bytes/row':>9} {'draws':>5} {'gens':>4}  what"]
+    lines = [f"  {'term':28} {'FLOP/row':>9} {'bytes/row':>9} {'draws':>5} {'blocks':>6}  what"]
     for name, t in counted["terms"].items():
-        lines.append(f"  {name:28} {t['flop']:9d} {t['bytes']:9d} {t['draws']:5d} {t['generators']:4d}  {t['what']}")
+        lines.append(f"  {name:28} {t['flop']:9d} {t['bytes']:9d} {t['draws']:5d} {t['blocks']:6d}  {t['what']}")
     lines.append(f"  {'total per row':28} {counted['flop_per_row']:9d} {counted['bytes_per_row']:9d} "
-                 f"{counted['draws_per_row']:5d} {counted['generators_per_row']:4d}  "
+                 f"{counted['draws_per_row']:5d} {counted['blocks_per_row']:6d}  "
                  f"x {counted['rows_per_agent']} rows per agent = {counted['flop_per_agent_cycle']} FLOP, "
                  f"{counted['bytes_per_agent_cycle']} bytes per agent-cycle")
     return lines

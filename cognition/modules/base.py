@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from cognition.streams import AgentStreams
+from quantum.rowwise import rowwise_matmul  # noqa: F401 (re-exported: the modules' batch-invariant product)
 
 State = dict[str, torch.Tensor]
 
@@ -180,20 +181,6 @@ def cast_floats(tree, dtype):
     if isinstance(tree, dict):
         return {k: cast_floats(v, dtype) for k, v in tree.items()}
     raise TypeError(f"cannot cast {type(tree).__name__}")
-
-
-def rowwise_matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """Row a of x (agents, k) times agent a's w (agents, k, d), as one small product per agent.
-
-    A shared w (k, d) is expanded over the agents. A 2-D GEMM lets the BLAS block the
-    agents' rows (register tiles of 4 rows, a GEMV for one row), so a row's rounding
-    depends on how many rows share the launch. bmm runs each agent's (1, k) x (k, d)
-    product on its own, so every agent's arithmetic is the same whatever the batch
-    (runtime.batch, an OOM fallback).
-    """
-    if w.dim() == 2:
-        w = w.expand(x.shape[0], *w.shape)
-    return torch.bmm(x.unsqueeze(1), w).squeeze(1)
 
 
 VECTOR_BLOCK = 64  # elements: a multiple of the widest SIMD step of torch's CPU loops (2 x 16 float32 lanes)

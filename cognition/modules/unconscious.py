@@ -108,7 +108,7 @@ class QuantumUnconscious(Unconscious):
 
             uniforms = streams.uniform(0.0, 1.0, self.cfg.shots, self.circuit.n_qubits)
             return product_counts(self.backend.marginals(self.circuit, angles), uniforms)
-        return self.backend.sample(self.circuit, angles, self.cfg.shots, streams.seeds())
+        return self.backend.sample(self.circuit, angles, streams.uniform32_tensor(self.cfg.shots))
 
     def propose(self, state, inputs, streams, weights):
         b_prev = inputs["broadcast"]
@@ -156,7 +156,7 @@ class ClassicalUnconscious(Unconscious):
 
     def propose(self, state, inputs, streams, weights):
         b_prev = inputs["broadcast"]
-        eps = torch.as_tensor(streams.normal(self.cfg.hidden), dtype=self.dtype, device=self.device)
+        eps = streams.normal_tensor(self.cfg.hidden).to(dtype=self.dtype, device=self.device)
         drive = self._drive(state["hidden"], b_prev, weights["W_T"], weights["U_T"])
         noise = self.cfg.noise
         if self.cfg.noise_variance is not None:  # matched: the scale at which the noise has this variance

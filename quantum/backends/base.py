@@ -3,8 +3,8 @@
 Every public call validates its inputs, enforces the qubit cap and the memory
 budget before anything runs, then asks the subclass for exact Born probabilities.
 Expectations and sampling are computed from those probabilities (quantum.readout),
-so every backend samples the same way: row b's counts are
-np.random.default_rng(seeds[b]).multinomial(shots, p_b).
+so every backend samples the same way: row b's shots are drawn by inverse transform from
+p_b with the caller's uniforms (quantum.readout.sample_counts).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from quantum.caps import check_width
 from quantum.circuits import CircuitTemplate
 from quantum.errors import QuantumMemoryError
 from quantum.memory import DEFAULT_HEADROOM, MiB, MemoryPlan, plan, statevector_bytes
-from quantum.readout import (one_probabilities, sample_counts, validate_pairs, validate_seeds, z_expectations,
+from quantum.readout import (one_probabilities, sample_counts, validate_pairs, validate_uniforms, z_expectations,
                              zz_expectations)
 
 # Without a budget a backend gets what its cap needs, and at least this much.
@@ -139,17 +139,16 @@ class QuantumBackend(abc.ABC):
         return (z_expectations(probabilities, circuit.n_qubits),
                 zz_expectations(probabilities, circuit.n_qubits, pairs))
 
-    def sample(self, circuit: CircuitTemplate, params, shots: int, seeds) -> np.ndarray:
-        """Counts (B, 2^n) int64 of `shots` measurements per parameter set, one seed (uint64) per set.
+    def sample(self, circuit: CircuitTemplate, params, uniforms) -> np.ndarray:
+        """Counts (B, 2^n) int64 of ``shots`` measurements per parameter set, from uniforms (B, shots) on [0, 1).
 
-        Exact probabilities, then np.random.default_rng(seeds[b]).multinomial(shots, p_b):
-        the same seed gives the same counts whatever else is in the batch.
+        Exact probabilities, then inverse-transform sampling with row b's uniforms
+        (quantum.readout.sample_counts): the same uniforms give the same counts whatever else
+        is in the batch.
         """
-        if int(shots) < 1 or int(shots) != shots:
-            raise ValueError(f"shots={shots} must be a positive integer")
         params = self.check(circuit, params)
-        seeds = validate_seeds(seeds, params.shape[0])
-        return sample_counts(self._probabilities(circuit, params), int(shots), seeds)
+        uniforms = validate_uniforms(uniforms, params.shape[0])
+        return sample_counts(self._probabilities(circuit, params), uniforms)
 
     def versions(self) -> dict:
         return {"numpy": np.__version__}
