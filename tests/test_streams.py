@@ -130,3 +130,12 @@ def test_neighbouring_agents_and_cycles_share_no_uniform_bits():
     assert (bits[0].mean(0) - 0.5).abs().max() < se
     for other in bits[1:]:
         assert ((bits[0] == other).double().mean(0) - 0.5).abs().max() < se
+
+
+def test_uniform32_takes_one_word_per_number_in_block_order():
+    # shots' uniforms: word k of the agent's blocks / 2^32 (four per block, docs/modules.md)
+    key = torch.tensor(philox_key(4, *stream_key("unconscious"), 0))
+    counter = torch.tensor([[j, 9, 6, 0] for j in range(2)])
+    words = philox4x32(counter, key).reshape(-1)[:7]
+    drawn = AgentStreams(4, np.array([9]), "unconscious", 6).uniform32_tensor(7)[0]
+    assert torch.equal(drawn, words.double() / 2**32)
