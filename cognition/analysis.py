@@ -4,7 +4,7 @@ Two numbers answer two questions:
 
 * ``mean_bits``: the average over cycles of the per-cycle Phi (each over a
   trailing window of cycles, pooled over agents). Its confidence interval is a
-  moving-block bootstrap of that series (Kunsch 1989) with blocks as long as
+  circular block bootstrap of that series (Politis & Romano 1992) with blocks as long as
   the window, because overlapping windows make neighbouring values dependent.
 * ``whole_run``: Phi estimated once from every recorded cycle and agent, with
   the bootstrap CI and the surrogate null model of :func:`cognition.phi.estimate`
@@ -17,9 +17,14 @@ import numpy as np
 
 def block_bootstrap_mean_ci(series: np.ndarray, block: int, n_boot: int, confidence: float,
                             seed: int) -> tuple[float, float] | None:
-    """Percentile CI of the mean of a dependent series by the moving-block bootstrap.
+    """Percentile CI of the mean of a dependent series by the circular block bootstrap.
 
-    None when the series is no longer than one block (no CI can be had from it).
+    Blocks of ``block`` consecutive values start anywhere and wrap around the end (Politis &
+    Romano 1992), so every value is drawn equally often and the resampled means centre on the
+    series' own mean. The moving-block bootstrap (no wrap) draws the ends less often: on a
+    series with a trend its interval could lie to one side of the mean it was for (a sweep's
+    15-cycle runs showed it). None when the series is no longer than one block (no CI can be
+    had from it).
     """
     x = np.asarray(series, dtype=np.float64)
     T = len(x)
@@ -28,8 +33,8 @@ def block_bootstrap_mean_ci(series: np.ndarray, block: int, n_boot: int, confide
     block = max(1, min(block, T))
     n_blocks = int(np.ceil(T / block))
     rng = np.random.default_rng(seed)
-    starts = rng.integers(0, T - block + 1, size=(n_boot, n_blocks))
-    idx = (starts[:, :, None] + np.arange(block)[None, None, :]).reshape(n_boot, -1)[:, :T]
+    starts = rng.integers(0, T, size=(n_boot, n_blocks))
+    idx = ((starts[:, :, None] + np.arange(block)[None, None, :]) % T).reshape(n_boot, -1)[:, :T]
     means = x[idx].mean(axis=1)
     alpha = 1.0 - confidence
     lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
@@ -47,7 +52,7 @@ def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[
                                      cfg.run.seed)
         out.update(mean_bits=float(per_cycle.mean()), mean_ci_bits=list(ci) if ci else None,
                    confidence=cfg.phi.confidence,
-                   mean_ci_method=(f"moving-block bootstrap of the per-cycle series, block = {window} cycles"
+                   mean_ci_method=(f"circular block bootstrap of the per-cycle series, block = {window} cycles"
                                    if ci else f"none: {len(per_cycle)} per-cycle values, no more than one "
                                    f"block of {window}; run more cycles for a CI"))
     else:

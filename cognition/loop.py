@@ -123,12 +123,18 @@ class IntegrationLoop:
         lagged = math.ceil(SAMPLES_PER_UNIT * self.n_units / self.population.agents)
         return max(self.cfg.phi.window, lagged + self.cfg.phi.lag)
 
-    def _initial_broadcast(self) -> torch.Tensor:
+    def _init_streams(self) -> tuple[AgentStreams, torch.Tensor]:
+        """The run's "init" streams and the initial broadcast, their first draw. The streams come back
+        past that draw, so what a module's ``init_state`` draws from them is new numbers."""
         init = AgentStreams(self.cfg.run.seed, self.agents, "init", 0)
-        return torch.as_tensor(0.5 * init.normal(self.cfg.run.content_dim), dtype=self.dtype, device=self.device)
+        b0 = 0.5 * init.normal_tensor(self.cfg.run.content_dim)
+        return init, b0.to(dtype=self.dtype, device=self.device)
+
+    def _initial_broadcast(self) -> torch.Tensor:
+        return self._init_streams()[1]
 
     def initial_state(self) -> LoopState:
-        init = AgentStreams(self.cfg.run.seed, self.agents, "init", 0)
+        init = self._init_streams()[0]
         states = {n: m.init_state(self.agents, init) for n, m in self.modules.items()}
         rows = len(self.agents)
         ws = self.workspace.init_state(rows, self.dtype, self.device)

@@ -139,3 +139,18 @@ def test_uniform32_takes_one_word_per_number_in_block_order():
     words = philox4x32(counter, key).reshape(-1)[:7]
     drawn = AgentStreams(4, np.array([9]), "unconscious", 6).uniform32_tensor(7)[0]
     assert torch.equal(drawn, words.double() / 2**32)
+
+
+def test_the_init_streams_modules_draw_from_start_after_the_initial_broadcast():
+    # before 0.2.0 every draw of a fresh "init" object repeated the initial broadcast's numbers
+    from cognition.assemble import assemble
+    from cognition.config import load_config
+
+    loop = assemble(load_config(overrides={"run": {"agents": 3}, "quantum": {"mode": "disabled"},
+                                           "runtime": {"device": "cpu"}})).loop
+    init, b0 = loop._init_streams()
+    assert torch.equal(b0, loop.initial_state().broadcast)
+    D = b0.shape[1]
+    fresh = AgentStreams(loop.cfg.run.seed, loop.agents, "init", 0)
+    assert torch.equal(2 * b0, fresh.normal_tensor(D))  # the broadcast is the stream's first draw
+    assert torch.equal(init.normal_tensor(D), fresh.normal_tensor(D))  # modules get the second

@@ -99,7 +99,8 @@ class CognitiveModule(ABC):
 
     @abstractmethod
     def init_state(self, agents, streams: AgentStreams) -> State:
-        """The state before cycle 1 for the given agent indices."""
+        """The state before cycle 1 for the given agent indices. ``streams``: the run's shared "init"
+        streams, past the initial broadcast's draw (what they give here is not the broadcast)."""
 
     @abstractmethod
     def propose(self, state: State, inputs: dict, streams: AgentStreams, weights: State

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from cognition.reporting import fmt
-from cognition.reporting.plots import DPI, pyplot
+from cognition.reporting.plots import DPI, interval, pyplot
 
 
 def comparison_plot(comparison: dict, path: Path) -> Path:
@@ -39,9 +39,9 @@ def comparison_plot(comparison: dict, path: Path) -> Path:
     _annotate_tests(ax_d, comparison)
 
     whole = [r["whole_run_bits"] if r["whole_run_bits"] is not None else np.nan for r in runs]
-    ci = [r["whole_run_ci_bits"] or [w, w] for r, w in zip(runs, whole)]
-    err = np.abs(np.array([[w - c[0], c[1] - w] for w, c in zip(whole, ci)]).T)
-    ax_w.errorbar(pos, whole, yerr=err, fmt="o", color="black", capsize=5)
+    for p_, r, w in zip(pos, runs, whole):
+        lo, hi = r["whole_run_ci_bits"] or (None, None)
+        interval(ax_w, p_, w, lo, hi, marker="o", color="black", capsize=5)
     for p_, r, w in zip(pos, runs, whole) if len(runs) <= 4 else ():  # more would overlap
         ax_w.annotate(f"p = {fmt.p_value(r['whole_run_p_value'])}", (p_, w), xytext=(8, 0),
                       textcoords="offset points", fontsize=8, va="center")

@@ -25,6 +25,24 @@ def pyplot():
     return plt
 
 
+def interval(ax, x, y, lo, hi, **style):
+    """A point at (x, y) with its interval drawn as given, from lo to hi (None: the point alone).
+
+    Not matplotlib's ``errorbar``, which takes distances from the point and refuses (or, with
+    ``abs``, mirrors) an interval that does not contain it: a bootstrap percentile interval of a
+    short series can lie to one side of its own estimate, and the plot must show that as it is.
+    """
+    capsize, width = style.pop("capsize", 0), style.pop("elinewidth", 1.0)
+    lines = ax.plot([x], [y], linestyle="none", **style)
+    if lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi):
+        color = lines[0].get_color()
+        ax.vlines(x, lo, hi, colors=color, linewidth=width, alpha=style.get("alpha"))
+        if capsize:
+            ax.plot([x, x], [lo, hi], linestyle="none", marker="_", markersize=2 * capsize, color=color,
+                    alpha=style.get("alpha"))
+    return lines
+
+
 def _save(fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)

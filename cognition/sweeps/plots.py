@@ -4,7 +4,7 @@ One PNG per swept key (``phi_vs_<key>.png``; ``run.seed`` only when it is the
 only swept key). At each value of the key:
 
 * small markers: every point with that value, its ``phi_mean_bits`` and the
-  run's own moving-block bootstrap CI (spread sideways so they do not overlap);
+  run's own circular block bootstrap CI (spread sideways so they do not overlap);
 * a large marker: the mean over those points with a Student-t interval,
   :func:`t_interval`, i.e. the spread across seeds and the other keys.
 """
@@ -51,7 +51,7 @@ def plot_keys(keys) -> list[str]:
 
 def phi_against_key(rows: list[dict], key: str, path: Path, confidence: float = 0.95) -> Path:
     """Plot mean Phi (bits) of the completed ``rows`` against ``key``; returns ``path``."""
-    from cognition.reporting.plots import pyplot
+    from cognition.reporting.plots import interval, pyplot
 
     plt = pyplot()
     done = [r for r in rows if r.get("phi_mean_bits") is not None and math.isfinite(r["phi_mean_bits"])]
@@ -72,14 +72,12 @@ def phi_against_key(rows: list[dict], key: str, path: Path, confidence: float = 
         x0 = xs[format_value(v)]
         for j, r in enumerate(group):
             dx = width * ((j + 0.5) / len(group) - 0.5)
-            lo, hi = r.get("phi_mean_ci_low_bits"), r.get("phi_mean_ci_high_bits")
-            err = [[r["phi_mean_bits"] - lo], [hi - r["phi_mean_bits"]]] if lo is not None else None
-            ax.errorbar(x0 + dx, r["phi_mean_bits"], yerr=err, fmt="o", ms=3, color="tab:blue", alpha=0.6,
-                        elinewidth=0.8, label="point (bootstrap CI)" if not means and j == 0 else None)
+            interval(ax, x0 + dx, r["phi_mean_bits"], r.get("phi_mean_ci_low_bits"), r.get("phi_mean_ci_high_bits"),
+                     marker="o", ms=3, color="tab:blue", alpha=0.6, elinewidth=0.8,
+                     label="point (bootstrap CI)" if not means and j == 0 else None)
         mean, lo, hi = t_interval([r["phi_mean_bits"] for r in group], confidence)
-        err = [[mean - lo], [hi - mean]] if lo is not None else None
-        ax.errorbar(x0, mean, yerr=err, fmt="s", ms=7, color="black", capsize=4,
-                    label=f"mean over points ({confidence:.0%} t-interval)" if not means else None)
+        interval(ax, x0, mean, lo, hi, marker="s", ms=7, color="black", capsize=4,
+                 label=f"mean over points ({confidence:.0%} t-interval)" if not means else None)
         means.append((x0, mean))
     if means and numeric:  # a line between categories (modes, measures) would suggest an order
         ax.plot([m[0] for m in means], [m[1] for m in means], color="black", lw=1, alpha=0.6)
