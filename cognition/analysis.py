@@ -4,8 +4,8 @@ Two numbers answer two questions:
 
 * ``mean_bits``: the average over cycles of the per-cycle Phi (each over a
   trailing window of cycles, pooled over agents). Its confidence interval is a
-  circular block bootstrap of that series (Politis & Romano 1992) with blocks as long as
-  the window, because overlapping windows make neighbouring values dependent.
+  batch-means t interval of that series (non-overlapping batches as long as the window,
+  because overlapping windows make neighbouring values dependent; Schmeiser 1982).
 * ``whole_run``: Phi estimated once from every recorded cycle and agent, with
   the bootstrap CI and the surrogate null model of :func:`cognition.phi.estimate`
   (the p-value says whether Phi is distinguishable from zero).
@@ -15,30 +15,29 @@ from __future__ import annotations
 import numpy as np
 
 
-def block_bootstrap_mean_ci(series: np.ndarray, block: int, n_boot: int, confidence: float,
-                            seed: int) -> tuple[float, float] | None:
-    """Percentile CI of the mean of a dependent series by the circular block bootstrap.
+def batch_means_ci(series: np.ndarray, batch: int, confidence: float) -> tuple[float, float] | None:
+    """t interval of the mean of a dependent series by non-overlapping batch means.
 
-    Blocks of ``block`` consecutive values start anywhere and wrap around the end (Politis &
-    Romano 1992), so every value is drawn equally often and the resampled means centre on the
-    series' own mean. The moving-block bootstrap (no wrap) draws the ends less often: on a
-    series with a trend its interval could lie to one side of the mean it was for (a sweep's
-    15-cycle runs showed it). None when the series is no longer than one block (no CI can be
-    had from it).
+    The series' last ``b * batch`` values (b = len // batch, the earliest remainder left out)
+    are cut into b consecutive batches; their means are treated as b independent values, and
+    the interval is mean +- t_{b-1} sd(batch means) / sqrt(b) around the whole series' mean
+    (Schmeiser 1982, Oper. Res. 30:556). With batches as long as the Phi window, batch means
+    share no cycle's data. Measured coverage of the nominal 95 % on a stationary VAR(1)
+    (docs/calibration.md, ``python -m cognition.bench meanci``): 92.3 / 91.3 % at 8 / 32 agents x
+    50 cycles, 94.7 / 88.0 % at 200 cycles; the block bootstrap it replaced covered 73.0 / 71.3 /
+    89.7 / 82.0 %, because with 3 or 4 blocks it underestimates the variance. None with fewer
+    than two batches.
     """
+    from scipy import stats
+
     x = np.asarray(series, dtype=np.float64)
-    T = len(x)
-    if T <= block:  # one block covers the series: resampling cannot see its variability
+    b = len(x) // batch
+    if b < 2:
         return None
-    block = max(1, min(block, T))
-    n_blocks = int(np.ceil(T / block))
-    rng = np.random.default_rng(seed)
-    starts = rng.integers(0, T, size=(n_boot, n_blocks))
-    idx = ((starts[:, :, None] + np.arange(block)[None, None, :]) % T).reshape(n_boot, -1)[:, :T]
-    means = x[idx].mean(axis=1)
-    alpha = 1.0 - confidence
-    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    return (float(lo), float(hi))
+    means = x[len(x) - b * batch:].reshape(b, batch).mean(axis=1)
+    half = float(stats.t.ppf(0.5 + confidence / 2, b - 1) * means.std(ddof=1) / np.sqrt(b))
+    centre = float(x.mean())
+    return (centre - half, centre + half)
 
 
 def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[str], window: int) -> dict:
@@ -48,13 +47,12 @@ def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[
     out = {"measure": measure, "units": "bits", "lag": cfg.phi.lag, "window_cycles": window,
            "unit_names": unit_names, "n_cycles_with_phi": int(len(per_cycle))}
     if len(per_cycle):
-        ci = block_bootstrap_mean_ci(per_cycle, window, max(cfg.phi.bootstrap, 200), cfg.phi.confidence,
-                                     cfg.run.seed)
+        ci = batch_means_ci(per_cycle, window, cfg.phi.confidence)
         out.update(mean_bits=float(per_cycle.mean()), mean_ci_bits=list(ci) if ci else None,
                    confidence=cfg.phi.confidence,
-                   mean_ci_method=(f"circular block bootstrap of the per-cycle series, block = {window} cycles"
-                                   if ci else f"none: {len(per_cycle)} per-cycle values, no more than one "
-                                   f"block of {window}; run more cycles for a CI"))
+                   mean_ci_method=(f"batch means t interval: {len(per_cycle) // window} non-overlapping batches of "
+                                   f"{window} per-cycle values" if ci else f"none: {len(per_cycle)} per-cycle values, "
+                                   f"fewer than two batches of {window}; run more cycles for a CI"))
     else:
         out.update(mean_bits=None, mean_ci_bits=None, note=f"no cycle reached the Phi window of {window} cycles")
     out.update(_whole_run(cfg, units[:, :len(records), :], unit_names))

@@ -23,6 +23,7 @@ SUITES = {
     "agents": "cycles/s and agent-cycles/s per mode and agent count, batch vs per-agent loop",
     "runtime": "per-cycle time by planned run length, RSS growth and checkpoint size over a long run",
     "calibration": "false-positive rates and power of the integration test, bias, CI coverage on an exact VAR(1)",
+    "meanci": "coverage of the report's CI of mean per-cycle Phi on a stationary VAR(1)",
     "workspace": "competition figures and the yoked control over seeds, with its null (twins to other donors)",
     "compare": "false-positive rate of cognition.report's across-run test on same-mode, different-seed groups",
 }

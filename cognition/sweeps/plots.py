@@ -4,7 +4,7 @@ One PNG per swept key (``phi_vs_<key>.png``; ``run.seed`` only when it is the
 only swept key). At each value of the key:
 
 * small markers: every point with that value, its ``phi_mean_bits`` and the
-  run's own circular block bootstrap CI (spread sideways so they do not overlap);
+  run's own batch-means CI (spread sideways so they do not overlap);
 * a large marker: the mean over those points with a Student-t interval,
   :func:`t_interval`, i.e. the spread across seeds and the other keys.
 """
@@ -74,7 +74,7 @@ def phi_against_key(rows: list[dict], key: str, path: Path, confidence: float = 
             dx = width * ((j + 0.5) / len(group) - 0.5)
             interval(ax, x0 + dx, r["phi_mean_bits"], r.get("phi_mean_ci_low_bits"), r.get("phi_mean_ci_high_bits"),
                      marker="o", ms=3, color="tab:blue", alpha=0.6, elinewidth=0.8,
-                     label="point (bootstrap CI)" if not means and j == 0 else None)
+                     label="point (batch-means CI)" if not means and j == 0 else None)
         mean, lo, hi = t_interval([r["phi_mean_bits"] for r in group], confidence)
         interval(ax, x0, mean, lo, hi, marker="s", ms=7, color="black", capsize=4,
                  label=f"mean over points ({confidence:.0%} t-interval)" if not means else None)
