@@ -18,9 +18,10 @@ from cognition.runtime.unit_history import read_history
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def shared_run(tmp_path_factory, mode: str, cycles: int = 30, seed: int = 0) -> Path:
+def shared_run(tmp_path_factory, mode: str, cycles: int = 36, seed: int = 0) -> Path:
     """A short run in the session's base temp dir, made once and reused by every report test module.
-    ``mode``: classical, lite or quick (``--quick``: 3 cycles, no Phi)."""
+    ``mode``: classical, lite or quick (``--quick``: 3 cycles, no Phi). 36 cycles: the first 11 fill the
+    12-cycle Phi window, and the 25 per-cycle values left make the two batches the mean's CI needs."""
     from cognition.validate import main
 
     out = tmp_path_factory.getbasetemp() / "report-runs" / f"{mode}-{cycles}{f'-s{seed}' if seed else ''}"
