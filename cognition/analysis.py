@@ -23,9 +23,9 @@ def batch_means_ci(series: np.ndarray, batch: int, confidence: float) -> tuple[f
     the interval is mean +- t_{b-1} sd(batch means) / sqrt(b) around the whole series' mean
     (Schmeiser 1982, Oper. Res. 30:556). With batches as long as the Phi window, batch means
     share no cycle's data. Measured coverage of the nominal 95 % on a stationary VAR(1)
-    (docs/calibration.md, ``python -m cognition.bench meanci``): 92.3 / 91.3 % at 8 / 32 agents x
-    50 cycles, 94.7 / 88.0 % at 200 cycles; the block bootstrap it replaced covered 73.0 / 71.3 /
-    89.7 / 82.0 %, because with 3 or 4 blocks it underestimates the variance. None with fewer
+    (docs/calibration.md, ``python -m cognition.bench meanci``): 92.3 / 92.0 % at 8 / 32 agents x
+    50 cycles, 93.7 / 86.7 % at 200 cycles; the block bootstrap it replaced covered 73.3 / 71.7 /
+    89.0 / 81.3 %, because with 3 or 4 blocks it underestimates the variance. None with fewer
     than two batches.
     """
     from scipy import stats

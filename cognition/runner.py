@@ -22,8 +22,7 @@ from pathlib import Path
 
 from cognition.loop import IntegrationLoop, LoopState
 from cognition.runfiles import RunFiles
-from cognition.streams import PREVIOUS_SCHEME
-from cognition.streams import SCHEME as STREAMS_SCHEME
+from cognition.streams import PREVIOUS_SCHEME, SCHEME as STREAMS_SCHEME
 from cognition.runtime.checkpoint import (CheckpointError, CheckpointStore, capture_rng_states,
                                           restore_rng_states)
 from cognition.runtime.oom import classify_oom, free_memory, next_batch, oom_advice

@@ -26,14 +26,14 @@ def test_no_interval_from_fewer_than_two_batches():
 
 @pytest.mark.slow
 def test_coverage_on_a_stationary_var1_is_near_nominal():
-    # 150 runs of 32 agents x 50 cycles: the bench measured 91.3 % (300 runs; binomial SD at 150 runs 2.3
-    # points, so 85 % is 2.8 SD below); the block bootstrap it replaced covered 71.3 % (SD 3.7 points: 82 % is
-    # 2.9 SD above). docs/calibration.md
-    from cognition.benchmarks.meanci import StationaryVar1, coverage_row
+    # 150 runs of 32 agents x 50 cycles: the bench measured 92.0 % (300 runs; binomial SD at 150 runs 2.2
+    # points, so 85 % is 3.2 SD below); the block bootstrap it replaced covered 71.7 % (SD 3.7 points: 82 % is
+    # 2.8 SD above). docs/calibration.md
+    from cognition.benchmarks.meanci import coverage_row
 
     class Args:
         runs, truth_windows, window, confidence, seed = 150, 2000, 12, 0.95, 7
 
-    row = coverage_row(StationaryVar1(), 32, 50, Args)
+    row = coverage_row(32, 50, Args)
     assert row["coverage_batch_means"] >= 0.85
     assert row["coverage_block_bootstrap"] < 0.82  # the check has teeth: the old interval fails it

@@ -6,10 +6,10 @@ trailing window of cycles, pooled over agents) and ``phi.mean_ci_bits`` its inte
 value. On a stationary coupled VAR(1) (``calibration_var1``, 8 nodes) that target is known to
 Monte Carlo precision: the mean per-cycle Phi_R of many independent stationary windows of the
 same length and agent count. Each run simulates ``agents`` independent agents for ``cycles``
-cycles from the stationary distribution, computes the per-cycle series as the loop does
-(``phi.estimate``, pooled centring) and asks whether the interval covers the target. The
-block bootstrap the report used before (circular, blocks as long as the window) is measured
-beside it on the same series.
+cycles from the stationary distribution (``phi.simulate_var1``), computes the per-cycle series
+as the loop does (every trailing window, pooled centring) and asks whether the interval covers
+the target. The circular block bootstrap that batch means replaced is measured beside it on
+the same series.
 """
 from __future__ import annotations
 
@@ -32,37 +32,18 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-class StationaryVar1:
-    """Stationary simulations of ``calibration_var1``: (agents, cycles, n) arrays."""
-
-    def __init__(self):
-        from cognition.phi.calibration import calibration_var1, stationary_covariance
-
-        self.A, noise = calibration_var1()
-        self.n = self.A.shape[0]
-        self._start = np.linalg.cholesky(stationary_covariance(self.A, noise))
-        self._noise = np.linalg.cholesky(noise)
-
-    def simulate(self, rng: np.random.Generator, agents: int, cycles: int) -> np.ndarray:
-        x = rng.standard_normal((agents, self.n)) @ self._start.T
-        X = np.empty((agents, cycles, self.n))
-        for t in range(cycles):
-            x = x @ self.A.T + rng.standard_normal((agents, self.n)) @ self._noise.T
-            X[:, t] = x
-        return X
-
-
 def per_cycle_phi(X: np.ndarray, window: int) -> np.ndarray:
-    """The per-cycle Phi_R series of X (agents, cycles, n) as the loop computes it."""
-    from cognition import phi
+    """The per-cycle Phi_R series of X (agents, cycles, n): every trailing window, pooled centring, as the
+    loop computes it (``IntegrationLoop.phi_at``; ``estimate_windows`` runs them as one batch)."""
+    from cognition.phi.windows import estimate_windows
 
-    return np.array([phi.estimate(X[:, t - window + 1:t + 1], lag=1, shrinkage=None, centre="pooled").phi_r
-                     for t in range(window - 1, X.shape[1])])
+    return estimate_windows(X, window).phi_r
 
 
 def block_bootstrap_ci(series: np.ndarray, block: int, n_boot: int, confidence: float, seed: int):
-    """The interval the report used before 0.2.0's batch means: percentile interval of the mean over
-    circular block-bootstrap resamples (Politis & Romano 1992), blocks of ``block`` values."""
+    """The interval batch means replaced (in the report for one commit, 8e0e688; 0.1.0 had the moving-block
+    variant): percentile interval of the mean over circular block-bootstrap resamples (Politis & Romano
+    1992), blocks of ``block`` values."""
     x = np.asarray(series, dtype=np.float64)
     T = len(x)
     starts = np.random.default_rng(seed).integers(0, T, size=(n_boot, -(-T // block)))
@@ -71,18 +52,21 @@ def block_bootstrap_ci(series: np.ndarray, block: int, n_boot: int, confidence: 
     return float(lo), float(hi)
 
 
-def coverage_row(var: StationaryVar1, agents: int, cycles: int, args) -> dict:
+def coverage_row(agents: int, cycles: int, args) -> dict:
     from cognition.analysis import batch_means_ci
+    from cognition.phi import simulate_var1
+    from cognition.phi.calibration import calibration_var1
 
     t0 = time.perf_counter()
+    A, noise = calibration_var1()
     rng = np.random.default_rng([args.seed, agents, cycles])
-    target = float(np.mean([per_cycle_phi(var.simulate(rng, agents, args.window), args.window)[0]
+    target = float(np.mean([per_cycle_phi(simulate_var1(A, noise, args.window, agents, rng), args.window)[0]
                             for _ in range(args.truth_windows)]))
     methods = {"batch_means": lambda s, r: batch_means_ci(s, args.window, args.confidence),
                "block_bootstrap": lambda s, r: block_bootstrap_ci(s, args.window, 200, args.confidence, r)}
     hits, widths = {k: 0 for k in methods}, {k: [] for k in methods}
     for r in range(args.runs):
-        series = per_cycle_phi(var.simulate(rng, agents, cycles), args.window)
+        series = per_cycle_phi(simulate_var1(A, noise, cycles, agents, rng), args.window)
         for name, ci_of in methods.items():
             lo, hi = ci_of(series, r)
             hits[name] += lo <= target <= hi
@@ -99,9 +83,8 @@ def main(argv: list[str] | None = None) -> dict:
     args = _parser().parse_args(argv)
     rows = []
     with cpu_threads(1):
-        var = StationaryVar1()
         for agents, cycles in SIZES:
-            row = coverage_row(var, agents, cycles, args)
+            row = coverage_row(agents, cycles, args)
             rows.append(row)
             print(f"{agents} agents x {cycles} cycles: target {row['target_bits']:.4f} bits; nominal "
                   f"{args.confidence:.0%}: batch means {row['coverage_batch_means']:.1%} (width "
