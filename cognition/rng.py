@@ -31,15 +31,27 @@ def philox4x32(counter: torch.Tensor, key: torch.Tensor, rounds: int = ROUNDS) -
     """Philox4x32-R of each counter: (..., 4) int64 words in [0, 2^32) -> (..., 4) int64 words.
 
     key: (..., 2) int64 words in [0, 2^32), broadcast against the counters' leading shape.
+    The rounds run in place on six word-sized buffers (a fresh multi-megabyte tensor per operation
+    costs more in page faults than the arithmetic).
     """
-    c0, c1, c2, c3 = counter.unbind(-1)
+    shape = torch.broadcast_shapes(counter.shape[:-1], key.shape[:-1])
+    words = counter.expand(*shape, 4).movedim(-1, 0).contiguous()  # (4, ...): each word contiguous
+    c0, c1, c2, c3 = words.unbind(0)
     k0, k1 = key.unbind(-1)  # kept at the key's own shape: the bumps cost nothing, the xors broadcast
+    p0, p1 = torch.empty_like(c0), torch.empty_like(c0)
     for r in range(rounds):
         if r:
             k0 = (k0 + _W0) & MASK32
             k1 = (k1 + _W1) & MASK32
-        p0, p1 = c0 * _M0, c2 * _M1
-        c0, c1, c2, c3 = ((p1 >> 32) & MASK32) ^ c1 ^ k0, p1 & MASK32, ((p0 >> 32) & MASK32) ^ c3 ^ k1, p0 & MASK32
+        torch.mul(c0, _M0, out=p0)
+        torch.mul(c2, _M1, out=p1)
+        # c0' = hi(p1) ^ c1 ^ k0 (into c2's buffer), c1' = lo(p1), c2' = hi(p0) ^ c3 ^ k1 (into c0's), c3' = lo(p0)
+        new0, new2 = c2, c0
+        torch.bitwise_right_shift(p1, 32, out=new0).bitwise_and_(MASK32).bitwise_xor_(c1).bitwise_xor_(k0)
+        torch.bitwise_and(p1, MASK32, out=c1)
+        torch.bitwise_right_shift(p0, 32, out=new2).bitwise_and_(MASK32).bitwise_xor_(c3).bitwise_xor_(k1)
+        torch.bitwise_and(p0, MASK32, out=c3)
+        c0, c2 = new0, new2
     return torch.stack((c0, c1, c2, c3), dim=-1)
 
 
