@@ -36,6 +36,19 @@ def test_the_quadrature_variance_equals_scipys_integral(sigma, tolerance):
     assert ours == pytest.approx(np.mean([_quad_variance(a, sigma) for a in drives[0]]), abs=tolerance)
 
 
+def test_large_drives_keep_their_small_variance_and_each_row_its_own_node_count():
+    # at drive 12 and scale 0.05 the variance is ~1e-21: the paired form (deviations from tanh a, one
+    # denominator per node pair) keeps it to rounding, where E[f^2] - E[f]^2 of f ~ 1 cancelled to noise.
+    # Reference: the delta method, Var ~ sigma^2 sech^4(a) (its next term is O(sigma^4) smaller here).
+    a, sigma = 12.0, 0.05
+    ours = tanh_noise_variance(torch.tensor([[a]], dtype=F64), sigma).item()
+    assert ours == pytest.approx(sigma**2 / np.cosh(a) ** 4, rel=1e-2)
+    # a row's node count follows its own scale: a row at 0.3 gets the same bits beside a row at 2 (64 nodes)
+    drive = torch.tensor([[0.4, -1.1], [0.2, 0.9]], dtype=F64)
+    both = tanh_noise_variance(drive, torch.tensor([0.3, 2.0], dtype=F64))
+    assert both[0] == tanh_noise_variance(drive[:1], torch.tensor([0.3], dtype=F64))[0]
+
+
 def test_the_matched_scale_gives_the_target_variance_and_monte_carlo_agrees():
     rng = np.random.default_rng(5)
     drive = torch.tensor(rng.normal(0, 1.2, size=(6, 16)), dtype=F64)

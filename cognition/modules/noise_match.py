@@ -23,9 +23,11 @@ import functools
 import numpy as np
 import torch
 
-# probabilists' Gauss-Hermite nodes, by the largest noise scale in the call: against scipy.integrate.quad, 20
-# nodes are within 2e-14 at scales <= 0.3 and 1e-9 at 0.5 (the matched scales are 0.1-0.5); 64 nodes within 1e-9 at
-# 1 and 2.4e-4 at 3 (tanh nearly a step between nodes; tests/test_noise_match.py)
+from cognition.modules.base import batch_stable
+
+# probabilists' Gauss-Hermite nodes, by each row's noise scale: against scipy.integrate.quad, 20 nodes are within
+# 2e-14 at scales <= 0.3 and 1e-9 at 0.5 (the matched scales are 0.1-0.5); 64 nodes within 1e-9 at 1 and 2.4e-4 at 3
+# (tanh nearly a step between nodes; tests/test_noise_match.py)
 FEW_NODES, MANY_NODES, FEW_NODES_UP_TO = 20, 64, 0.5
 NEWTON_STEPS = 8  # from the delta-method start, the variance meets its target to rounding in 4-6 (tested)
 MAX_NOISE_SCALE = 20.0  # tanh saturates long before: the variance at 20 is within 0.05 of its limit 1
@@ -46,20 +48,72 @@ def _nodes(count: int) -> tuple[np.ndarray, np.ndarray]:
     return nodes, weights / weights.sum()
 
 
+@functools.lru_cache(maxsize=None)
+def _positive_nodes(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes x_j > 0 and their weights: -x_j has the same weight, and a node at 0 adds nothing below."""
+    nodes, weights = _nodes(count)
+    return nodes[nodes > 0], weights[nodes > 0]
+
+
 def node_count(largest_scale: float) -> int:
-    """How many quadrature nodes a call whose largest noise scale is ``largest_scale`` uses."""
+    """How many quadrature nodes a row whose noise scale is ``largest_scale`` uses."""
     return FEW_NODES if largest_scale <= FEW_NODES_UP_TO else MANY_NODES
 
 
-def _quadrature(like: torch.Tensor, largest_scale: float) -> tuple[torch.Tensor, torch.Tensor]:
-    nodes, weights = _nodes(node_count(largest_scale))
-    as_t = lambda a: torch.as_tensor(a, dtype=like.dtype, device=like.device)  # noqa: E731
-    return as_t(nodes), as_t(weights)
+def _sech2(x: torch.Tensor) -> torch.Tensor:
+    """sech^2 x = 1 - tanh^2 x, to full relative precision also where tanh x rounds to +-1 (0 past |x| ~ 710)."""
+    return batch_stable(torch.cosh, x).pow(-2)
 
 
-def _scale_tensor(drive: torch.Tensor, scale) -> tuple[torch.Tensor, float]:
-    scale = torch.as_tensor(scale, dtype=drive.dtype, device=drive.device).reshape(-1, 1, 1)
-    return scale, float(scale.max())
+def _unit_moments(drive: torch.Tensor, scale: torch.Tensor, count: int, slope: bool) -> list[torch.Tensor]:
+    """[V] or [V, dV/dscale], (rows, H): V = Var_eps[tanh(a + scale eps)] of each unit a = drive[i, k].
+
+    Gauss-Hermite quadrature over ``count`` nodes, the symmetric nodes +-x_j (weight w_j) taken in pairs.
+    With t = tanh a, tau_j = tanh(scale x_j), tanh(a +- scale x_j) = (t +- tau_j) / (1 +- t tau_j), so the
+    deviations g = tanh(a +- scale x_j) - t of a pair have closed-form sums over one denominator
+    D_j = 1 - t^2 tau_j^2 = nu_j + c tau_j^2 (c = sech^2 a, nu_j = sech^2(scale x_j): a sum of non-negative
+    terms, exact in relative terms also where t and tau_j round to +-1). With rho_j = c / D_j:
+
+        E[g] = -2 t sum_j w_j tau_j^2 rho_j,   E[g^2] = 4 sum_j w_j tau_j^2 rho_j^2 - 2 c sum_j w_j tau_j^2 rho_j,
+
+    and V = E[g^2] - E[g]^2: one cosh per unit instead of a tanh per unit and node, and the variance of
+    the small deviations g (no cancellation of E[f^2] ~ E[f]^2 ~ 1 at large drives). The slope
+    dV/dscale = 2 (E[g f'] - E[g] E[f']), f' = x (1 - f^2), pairs the same way (beta_j = nu_j / D_j):
+    E[f'] = -4 t sum_j e_j rho_j beta_j, E[g f'] = 8 sum_j e_j rho_j^2 beta_j - 6 sum_j e_j rho_j^2 nu_j,
+    e_j = w_j x_j tau_j.
+    """
+    x, w = (torch.as_tensor(v, dtype=drive.dtype, device=drive.device) for v in _positive_nodes(count))
+    sx = scale.reshape(-1, 1) * x  # (rows or 1, J)
+    tau, nu = batch_stable(torch.tanh, sx)[:, None, :], _sech2(sx)[:, None, :]
+    c = _sech2(drive)[:, :, None]  # (rows, H, 1)
+    denominator = (c * (tau * tau)).add_(nu)  # (rows, H, J)
+    rho = c / denominator
+    u = rho * (w * tau * tau)
+    first, second = u.sum(dim=2), u.mul_(rho).sum(dim=2)  # row sums: batch-invariant
+    c, t2 = c[:, :, 0], 1.0 - c[:, :, 0]
+    moments = [4.0 * second - 2.0 * c * first - 4.0 * t2 * first * first]
+    if slope:
+        beta = nu / denominator
+        k = rho * (w * x * tau)
+        cross = (k * beta).sum(dim=2)
+        k.mul_(rho)
+        half_gf = 4.0 * (k * beta).sum(dim=2) - 3.0 * (k * nu).sum(dim=2)  # E[g f'] / 2
+        moments.append(4.0 * (half_gf - 4.0 * t2 * first * cross))
+    return moments
+
+
+def _moments(drive: torch.Tensor, scale, slope: bool) -> list[torch.Tensor]:
+    """(agents,) means over units of :func:`_unit_moments`, each row with the node count of its own scale,
+    so that a row's result does not depend on the rows beside it."""
+    scale = torch.as_tensor(scale, dtype=drive.dtype, device=drive.device).reshape(-1)  # (1,) or (agents,)
+    few = scale <= FEW_NODES_UP_TO
+    if few.all() or not few.any():
+        unit = _unit_moments(drive, scale, node_count(float(scale.max())), slope)
+        return [unit[0].clamp_min(0.0).mean(dim=1)] + [m.mean(dim=1) for m in unit[1:]]
+    out = torch.empty(1 + slope, drive.shape[0], dtype=drive.dtype, device=drive.device)
+    for rows in (few, ~few):
+        out[:, rows] = torch.stack(_moments(drive[rows], scale[rows], slope))
+    return list(out)
 
 
 def tanh_noise_variance(drive: torch.Tensor, scale: torch.Tensor | float) -> torch.Tensor:
@@ -67,22 +121,13 @@ def tanh_noise_variance(drive: torch.Tensor, scale: torch.Tensor | float) -> tor
 
     drive (agents, H); scale a number or (agents,) tensor, one noise scale per agent.
     """
-    scale, largest = _scale_tensor(drive, scale)
-    nodes, weights = _quadrature(drive, largest)
-    f = torch.tanh(drive[:, :, None] + scale * nodes)  # (agents, H, nodes)
-    mean, second = (f * weights).sum(dim=2), (f * f * weights).sum(dim=2)  # row sums: batch-invariant
-    return (second - mean * mean).clamp_min(0.0).mean(dim=1)
+    return _moments(drive, scale, slope=False)[0]
 
 
 def _variance_and_slope(drive: torch.Tensor, scale) -> tuple[torch.Tensor, torch.Tensor]:
     """(agents,) mean over units of V = Var_eps[tanh(drive + scale eps)] and of dV/dscale."""
-    scale, largest = _scale_tensor(drive, scale)
-    nodes, weights = _quadrature(drive, largest)
-    f = torch.tanh(drive[:, :, None] + scale * nodes)  # (agents, H, nodes)
-    mean, second = (f * weights).sum(dim=2), (f * f * weights).sum(dim=2)  # row sums: batch-invariant
-    df = (1.0 - f * f) * nodes  # d tanh / d scale
-    slope = 2.0 * ((f * df * weights).sum(dim=2) - mean * (df * weights).sum(dim=2))
-    return (second - mean * mean).clamp_min(0.0).mean(dim=1), slope.mean(dim=1)
+    variance, slope = _moments(drive, scale, slope=True)
+    return variance, slope
 
 
 def matched_noise_scale(drive: torch.Tensor, target: float) -> torch.Tensor:
@@ -93,7 +138,7 @@ def matched_noise_scale(drive: torch.Tensor, target: float) -> torch.Tensor:
     scale reaches (tanh saturates at variance < 1) ends at a large, saturating scale (at most
     MAX_NOISE_SCALE); the recorded ``noise_var`` then shows the shortfall.
     """
-    gain = ((1.0 - torch.tanh(drive) ** 2) ** 2).mean(dim=1)
+    gain = (_sech2(drive) ** 2).mean(dim=1)
     sigma = (target / gain.clamp_min(1e-12)).sqrt().clamp(1e-6, MAX_NOISE_SCALE)
     for _ in range(NEWTON_STEPS):
         value, slope = _variance_and_slope(drive, sigma)
