@@ -82,3 +82,13 @@ def test_markov_probabilities_stay_a_distribution():
     transition = decision.batched_expm(k)
     np.testing.assert_allclose(transition.sum(axis=1), 1.0, atol=1e-12)
     assert transition.min() > -1e-12
+
+
+def test_batched_expm_gives_each_row_its_own_bits():
+    # each matrix is scaled and squared for its own 1-norm: a row beside a much larger one (more squarings)
+    # gets the same bits as alone
+    rng = np.random.default_rng(8)
+    small, large = rng.normal(size=(1, 4, 4)), 40.0 * rng.normal(size=(1, 4, 4))
+    both = decision.batched_expm(np.concatenate([small, large]))
+    assert np.array_equal(both[0], decision.batched_expm(small)[0])
+    assert np.array_equal(both[1], decision.batched_expm(large)[0])

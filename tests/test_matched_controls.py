@@ -250,9 +250,9 @@ def test_a_bad_hybrid_control_is_refused_naming_field_value_and_choices():
 
 def test_the_matched_twin_gives_an_agent_the_same_bits_beside_any_other_agent():
     # gamma = 0, mu = 1 gives P(act | A) = 1 (see test_modules' hand-computed 2x2), matched at the
-    # floor by a fast chain (rate ~ 18); batched_expm's shared squaring count follows the batch's
-    # largest norm, and moved agent 0's numbers by 1e-15 to 6e-15 beside it (measured); per-matrix
-    # squarings keep agent 0's rounding its own
+    # floor by a fast chain (rate ~ 18); a squaring count shared by the batch (batched_expm before
+    # 0.3.0) moved agent 0's numbers by 1e-15 to 6e-15 beside it (measured); per-matrix squarings keep
+    # agent 0's rounding its own
     from cognition.decision import controlled_choice_probabilities
 
     belief, mu, mu_b = np.array([0.4, 0.4]), np.array([0.5, 1.0]), np.array([0.2, 1.0])

@@ -73,5 +73,5 @@ def controlled_choice_probabilities(belief_a, mu, gamma, t=T_DELIBERATION, mu_b=
     if control == "matched_markov":
         t = np.broadcast_to(np.asarray(t, dtype=float), a.shape)
         intensity = matched_markov_intensity(out["p_act_given_a"], out["p_act_given_b"], t)
-        return markov_choice(intensity, a, t, per_matrix=True)  # each agent's rounding its own
+        return markov_choice(intensity, a, t)
     return out
