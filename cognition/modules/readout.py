@@ -28,11 +28,16 @@ def rls_predict(W: torch.Tensor, f: torch.Tensor) -> torch.Tensor:
 
 
 def rls_update(W, P, f, y, forgetting: float):
-    """One RLS step; returns the new (W, P)."""
-    Pf = torch.einsum("aij,aj->ai", P, f)
-    gain = Pf / (forgetting + torch.einsum("ai,ai->a", f, Pf)).unsqueeze(-1)
+    """One RLS step; returns the new (W, P).
+
+    The P update uses the symmetric form k f^T P = h h^T with h = P f / sqrt(lambda + f^T P f):
+    each entry h_i h_j equals h_j h_i bit for bit, so P stays exactly symmetric without a
+    symmetrising pass, and the update is two passes over P (one fused multiply-subtract, one scale).
+    """
+    Pf = (P * f.unsqueeze(1)).sum(dim=2)  # P f, row by row (P symmetric)
+    denominator = forgetting + (f * Pf).sum(dim=1, keepdim=True)
     error = y - rls_predict(W, f)
-    W = W + gain.unsqueeze(-1) * error.unsqueeze(1)
-    P = (P - gain.unsqueeze(-1) * Pf.unsqueeze(1)) / forgetting
-    P = 0.5 * (P + P.transpose(1, 2))  # keep P symmetric against round-off drift
+    W = W + (Pf / denominator).unsqueeze(-1) * error.unsqueeze(1)
+    h = Pf * denominator.rsqrt()
+    P = torch.addcmul(P, h.unsqueeze(-1), h.unsqueeze(1), value=-1.0).mul_(1.0 / forgetting)
     return W, P
