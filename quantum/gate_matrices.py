@@ -1,66 +1,116 @@
-"""Single-qubit gate matrices (Qiskit conventions), batched over parameter sets.
+"""Fused one-qubit gates (Qiskit conventions) in torch, batched over parameter sets.
 
-Used by the torch statevector backend to fuse runs of single-qubit gates into one
-2x2 matrix per parameter set. Matrices are numpy complex128, shape (B, 2, 2) for
-parametrised gates and (1, 2, 2) for fixed ones (broadcast over the batch).
+Every one-qubit gate is a phase times an SU(2) matrix, U = e^{i phi} (w I - i (x X + y Y + z Z)) with
+(w, x, y, z) a unit quaternion; RX, RY, RZ(theta) are (cos theta/2, sin theta/2 on their axis) with
+phi = 0, P(theta) = e^{i theta/2} RZ(theta), and each fixed gate is a constant quaternion and phase (H =
+i (X + Z)/sqrt 2, S = e^{i pi/4} RZ(pi/2), ...). A run of gates fuses by quaternion products and a sum of
+phases, in real arithmetic: a rotation touches two pairs of components, (w, k) and the other two, as plane
+rotations by theta/2. The torch statevector backend turns each run into one 2x2 matrix per parameter set.
+
+Layout: quaternions (4, S, B) for S runs with the same gate names and B parameter sets, matrices
+(2, 2, S, B): entry (i, j) of run s for set b; every entry is an elementwise function of its own set's
+angles, so a set's numbers do not depend on the sets beside it.
 """
 from __future__ import annotations
 
-import numpy as np
+import math
+
+import torch
 
 from quantum.circuits import Gate
 
-_S2 = 1.0 / np.sqrt(2.0)
+_S2 = 1.0 / math.sqrt(2.0)
+_C8, _S8 = math.cos(math.pi / 8), math.sin(math.pi / 8)
+# name -> (w, x, y, z), phase phi
 FIXED_1Q = {
-    "h": np.array([[_S2, _S2], [_S2, -_S2]], dtype=complex),
-    "x": np.array([[0, 1], [1, 0]], dtype=complex),
-    "y": np.array([[0, -1j], [1j, 0]], dtype=complex),
-    "z": np.array([[1, 0], [0, -1]], dtype=complex),
-    "s": np.array([[1, 0], [0, 1j]], dtype=complex),
-    "sdg": np.array([[1, 0], [0, -1j]], dtype=complex),
-    "t": np.array([[1, 0], [0, np.exp(1j * np.pi / 4)]], dtype=complex),
-    "tdg": np.array([[1, 0], [0, np.exp(-1j * np.pi / 4)]], dtype=complex),
-    "sx": 0.5 * np.array([[1 + 1j, 1 - 1j], [1 - 1j, 1 + 1j]], dtype=complex),
+    "h": ((0.0, _S2, 0.0, _S2), math.pi / 2),
+    "x": ((0.0, 1.0, 0.0, 0.0), math.pi / 2),
+    "y": ((0.0, 0.0, 1.0, 0.0), math.pi / 2),
+    "z": ((0.0, 0.0, 0.0, 1.0), math.pi / 2),
+    "s": ((_S2, 0.0, 0.0, _S2), math.pi / 4),
+    "sdg": ((_S2, 0.0, 0.0, -_S2), -math.pi / 4),
+    "t": ((_C8, 0.0, 0.0, _S8), math.pi / 8),
+    "tdg": ((_C8, 0.0, 0.0, -_S8), -math.pi / 8),
+    "sx": ((_S2, _S2, 0.0, 0.0), math.pi / 4),
 }
+AXIS = {"rx": 1, "ry": 2, "rz": 3, "p": 3}  # quaternion component of the rotation axis
+# A rotation about axis k by (c, s) maps q to c q + s sign * q[partner]: w' = c w - s q_k, q_k' = c q_k + s w,
+# and for the other two (i, j), in the cyclic order (k, i, j): q_i' = c q_i - s q_j, q_j' = c q_j + s q_i.
+_PARTNER = {1: (1, 0, 3, 2), 2: (2, 3, 0, 1), 3: (3, 2, 1, 0)}
+_SIGN = {1: (-1.0, 1.0, -1.0, 1.0), 2: (-1.0, 1.0, 1.0, -1.0), 3: (-1.0, -1.0, 1.0, 1.0)}
 
 
-def _rotation(name: str, theta: np.ndarray) -> np.ndarray:
-    """(B, 2, 2) for angles theta (B,) radians: RX, RY, RZ = exp(-i theta P / 2), P(theta) = diag(1, e^{i theta})."""
-    m = np.zeros((theta.shape[0], 2, 2), dtype=complex)
-    c, s = np.cos(theta / 2), np.sin(theta / 2)
-    if name == "rx":
-        m[:, 0, 0] = c
-        m[:, 1, 1] = c
-        m[:, 0, 1] = -1j * s
-        m[:, 1, 0] = -1j * s
-    elif name == "ry":
-        m[:, 0, 0] = c
-        m[:, 1, 1] = c
-        m[:, 0, 1] = -s
-        m[:, 1, 0] = s
-    elif name == "rz":
-        m[:, 0, 0] = np.exp(-0.5j * theta)
-        m[:, 1, 1] = np.exp(0.5j * theta)
-    elif name == "p":
-        m[:, 0, 0] = 1.0
-        m[:, 1, 1] = np.exp(1j * theta)
-    else:
-        raise ValueError(f"{name!r} is not a single-qubit rotation")
-    return m
+def _angles(gates: list[Gate], params_T: torch.Tensor) -> torch.Tensor:
+    """(S, B) angles of the gates (one per run, same name) for params_T (n_params, B)."""
+    like = dict(dtype=params_T.dtype, device=params_T.device)
+    offset = torch.tensor([g.offset for g in gates], **like)[:, None]
+    if gates[0].param is None:
+        return offset.expand(len(gates), params_T.shape[1])
+    index = torch.tensor([g.param for g in gates], device=params_T.device)
+    scale = torch.tensor([g.scale for g in gates], **like)[:, None]
+    return params_T[index] * scale + offset
 
 
-def single_qubit_matrix(gate: Gate, params: np.ndarray) -> np.ndarray:
-    """Matrix of a one-qubit `gate` for params (B, n_params): (B, 2, 2), or (1, 2, 2) if it has no parameter."""
-    if not gate.is_rotation:
-        return FIXED_1Q[gate.name][None]
-    if gate.param is None:
-        return _rotation(gate.name, np.array([float(gate.offset)]))
-    return _rotation(gate.name, gate.angles(params))
+def _left_multiply_fixed(f: tuple[float, ...], q: torch.Tensor) -> torch.Tensor:
+    """f q for a constant quaternion f: w = fw w - fv.v, v = fw v + w fv + fv x v."""
+    fw, fx, fy, fz = f
+    w, x, y, z = q
+    return torch.stack([fw * w - fx * x - fy * y - fz * z,
+                        fw * x + fx * w + fy * z - fz * y,
+                        fw * y + fy * w + fz * x - fx * z,
+                        fw * z + fz * w + fx * y - fy * x])
 
 
-def fused_matrix(gates: list[Gate], params: np.ndarray) -> np.ndarray:
-    """Product U_k ... U_1 of one-qubit gates applied in list order: (B or 1, 2, 2)."""
-    m = single_qubit_matrix(gates[0], params)
-    for g in gates[1:]:
-        m = single_qubit_matrix(g, params) @ m
-    return m
+def _rotate(q: torch.Tensor, k: int, c: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """(c, s e_k) q: the rotation about axis k (c = cos theta/2, s = sin theta/2, each (S, B))."""
+    sign = torch.tensor(_SIGN[k], dtype=q.dtype, device=q.device)[:, None, None]
+    return torch.addcmul(q * c, q[list(_PARTNER[k])] * sign, s)
+
+
+def fused_quaternions(runs: list[tuple[Gate, ...]], params_T: torch.Tensor) -> tuple[torch.Tensor, object]:
+    """(4, S, B) quaternion of U_k ... U_1 (U_1 applied first) for S runs with the same gate names, and
+    the runs' phase phi: a float, or an (S, B) tensor when a run holds P gates."""
+    S, B = len(runs), params_T.shape[1]
+    like = dict(dtype=params_T.dtype, device=params_T.device)
+    q = torch.zeros((4, S, B), **like)
+    q[0] = 1.0
+    phase = 0.0
+    for position in range(len(runs[0])):
+        gates = [run[position] for run in runs]
+        name = gates[0].name
+        if name in FIXED_1Q:
+            f, phi = FIXED_1Q[name]
+            q, phase = _left_multiply_fixed(f, q), phase + phi
+            continue
+        if name not in AXIS:
+            raise ValueError(f"{name!r} is not a one-qubit gate")
+        theta = _angles(gates, params_T)
+        q = _rotate(q, AXIS[name], torch.cos(0.5 * theta), torch.sin(0.5 * theta))
+        if name == "p":
+            phase = phase + 0.5 * theta
+    return q, phase
+
+
+def _matrices(q: torch.Tensor, phase, dtype) -> torch.Tensor:
+    """(2, 2, S, B): e^{i phi} [[w - i z, -y - i x], [y - i x, w + i z]]."""
+    w, x, y, z = q
+    m = torch.stack([torch.stack([torch.complex(w, -z), torch.complex(-y, -x)]),
+                     torch.stack([torch.complex(y, -x), torch.complex(w, z)])])
+    if isinstance(phase, torch.Tensor):
+        m = m * torch.polar(torch.ones_like(phase), phase)
+    elif phase != 0.0:
+        m = m * complex(math.cos(phase), math.sin(phase))
+    return m.to(dtype)
+
+
+def run_matrices(runs: list[tuple[Gate, ...]], params_T: torch.Tensor, dtype) -> list[torch.Tensor]:
+    """Each run's fused matrix, (2, 2, B), in order; runs with the same gate names computed together."""
+    groups: dict[tuple[tuple[str, bool], ...], list[int]] = {}
+    for i, run in enumerate(runs):
+        groups.setdefault(tuple((g.name, g.param is None) for g in run), []).append(i)
+    out: list[torch.Tensor | None] = [None] * len(runs)
+    for members in groups.values():
+        m = _matrices(*fused_quaternions([runs[i] for i in members], params_T), dtype)
+        for k, i in enumerate(members):
+            out[i] = m[:, :, k]
+    return out

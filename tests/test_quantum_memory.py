@@ -109,10 +109,13 @@ def test_torch_budget_counts_its_working_copies():
 
 
 def test_torch_splits_a_batch_that_does_not_fit_at_once():
-    # 1 MiB usable, 3 x 2^10 x 16 B = 48 KiB per set -> 21 sets per chunk; 50 sets run in 3 chunks, same result
-    backend = make_backend("torch", max_qubits=10, threads=1, memory_budget_bytes=2 * MiB)
-    assert backend.rows_per_chunk(10) == 21
+    # 3 x 2^10 x 16 B = 48 KiB per set. 4 MiB usable -> 85 sets fit, rounded down to a multiple of ALIGN = 32:
+    # 64 per chunk, 150 sets in 3 chunks. 1 MiB usable -> 21 fit, fewer than ALIGN: one set per chunk.
+    # Either way the same numbers as one big chunk (each set runs on its own arithmetic).
     circuit = CircuitTemplate("ry_chain", 10, 1, tuple(Gate("ry", (q,), param=0, scale=q + 1) for q in range(10)))
-    params = np.linspace(-1, 1, 50)[:, None]
-    big = make_backend("torch", max_qubits=10, threads=1, memory_budget_bytes=GiB)
-    np.testing.assert_array_equal(backend.probabilities(circuit, params), big.probabilities(circuit, params))
+    params = np.linspace(-1, 1, 150)[:, None]
+    big = make_backend("torch", max_qubits=10, threads=1, memory_budget_bytes=GiB).probabilities(circuit, params)
+    for budget, rows in ((8 * MiB, 64), (2 * MiB, 1)):
+        backend = make_backend("torch", max_qubits=10, threads=1, memory_budget_bytes=budget)
+        assert backend.rows_per_chunk(10) == rows
+        np.testing.assert_array_equal(backend.probabilities(circuit, params), big)

@@ -20,21 +20,24 @@ def test_a_gru_cell_is_two_gemvs_and_its_gates():
     assert t["bytes"] == 8 * (8 * 48 + 16 * 48 + 2 * 48 + 8 + 2 * 16)  # weights, biases, input, hidden in and out
 
 
-def test_a_one_qubit_gate_on_six_qubits_is_14_flop_per_amplitude():
-    # 64 amplitudes x (complex multiply 6 + complex multiply-add 8) = 896; its angle (2) and cos, sin (2);
-    # then |a|^2 of 64 amplitudes (3 each). Compulsory bytes: the parameter in, 64 probabilities out.
-    t = roofline.circuit_run(CircuitTemplate("one", 6, 1, (Gate("ry", (0,), param=0),)))
-    assert t["flop"] == 896 + 4 + 64 * 3
+def test_leading_gates_prepare_a_product_state():
+    # All qubits start in |0>: RY on qubits 0 and 2 before any two-qubit gate give a product state, built as a
+    # Kronecker product: each angle and its cos, sin (4); qubit 2's factor multiplies 2^2 amplitudes by two
+    # complex numbers (12 x 2^2). Then |a|^2 of 64 amplitudes (3 each). Compulsory bytes: 1 parameter in, 64 out.
+    t = roofline.circuit_run(CircuitTemplate("two", 6, 1, (Gate("ry", (0,), param=0), Gate("ry", (2,), param=0))))
+    assert t["flop"] == 4 + 4 + 12 * 4 + 64 * 3
     assert t["bytes"] == 8 * (1 + 64)
 
 
 def test_fused_gates_and_two_qubit_gates():
-    # RY, RZ on qubit 0 fuse into one step (one 2x2 complex product: 8 complex multiply-adds = 64);
-    # CZ negates a quarter of the amplitudes (16 x 2), CX only moves them, RZZ multiplies each by a phase (6)
+    # RY, RZ on qubit 0 lead: one 2x2 complex product (8 complex multiply-adds = 64) and their angles (2 x 4).
+    # CZ: a sign per amplitude, applied as a complex multiply (64 x 6); CX only moves amplitudes; RZZ: its angle
+    # (3), z_a z_b theta (64 x 2), the complex exponential and signs (64 x 6), the multiply (64 x 6); RY on qubit 1
+    # after them: a dense one-qubit gate, 14 per amplitude, and its angle (4). A trailing CZ changes no probability.
     gates = (Gate("ry", (0,), param=0), Gate("rz", (0,), param=0), Gate("cz", (0, 1)), Gate("cx", (1, 2)),
-             Gate("rzz", (0, 1), param=0))
+             Gate("rzz", (0, 1), param=0), Gate("ry", (1,), param=0), Gate("cz", (1, 2)))
     t = roofline.circuit_run(CircuitTemplate("c", 6, 1, gates))
-    assert t["flop"] == (896 + 2 * 4 + 64) + 16 * 2 + 0 + (64 * 6 + 4) + 64 * 3
+    assert t["flop"] == (2 * 4 + 64) + 64 * 6 + 0 + (3 + 64 * 2 + 64 * 6 + 64 * 6) + (14 * 64 + 4) + 64 * 3
 
 
 def test_classical_terms_and_totals():
@@ -61,11 +64,15 @@ def test_the_markov_decision_squarings_follow_the_config():
 
 def test_lite_counts_the_reservoir_run_and_the_sampler():
     terms = counted("lite")["terms"]
-    # 12 fused steps of 4 rotations (3 products), 6 CZ, 6 CX, |a|^2; run once for both <Z> and <ZZ>
-    reservoir = 12 * (896 + 4 * 4 + 3 * 64) + 6 * 32 + 3 * 64
+    # quantum.program: each qubit's 4 leading rotations (3 products) make the product state (Kronecker product:
+    # 12 x 2^q for q = 1..5); the 6 CZ as one diagonal step; 12 fused steps of 4 rotations; the 6 CX as one
+    # gather (no FLOP); |a|^2. Run once for both <Z> and <ZZ>.
+    matrices, kronecker = 4 * 4 + 3 * 64, 12 * (2 + 4 + 8 + 16 + 32)
+    reservoir = 6 * matrices + kronecker + 6 * 64 + 6 * (896 + matrices) + 3 * 64
     assert terms["expectation.circuit"]["flop"] == reservoir and "expectation.circuit_zz" not in terms
-    # sampler: H fused with layer 0's RY on each qubit, layer 1's RY alone, 12 RZZ; tanh of the 8 inputs
-    sampler = 6 * (896 + 4 + 64) + 6 * (896 + 4) + 12 * (64 * 6 + 4) + 3 * 64 + 8
+    # sampler: H and layer 0's RY on each qubit lead (one product, one angle); layer 0's 6 RZZ as
+    # one diagonal step; layer 1's RY alone on each qubit; layer 1's RZZ come last and change no probability
+    sampler = 6 * (4 + 64) + kronecker + (6 * 64 + 6 * (2 * 64 + 3) + 6 * 64) + 6 * (896 + 4) + 3 * 64 + 8
     assert terms["unconscious.circuit"]["flop"] == sampler
     assert terms["expectation.rls_update"]["what"].startswith("RLS update, P (13x13)")  # 6 <Z> + 6 <ZZ> + 1
     assert terms["hybrid.decision"]["flop"] == 46 + 576 + 12 + 96 + 24 + 192 + 36 + 8

@@ -71,36 +71,55 @@ def readout_terms(F: int, D: int) -> dict:
 
 def rnn_terms(D: int, H: int, nodes: int) -> dict:
     """The stochastic RNN's draws and step, and tanh_noise_variance: Gauss-Hermite quadrature over
-    (H, nodes), the variance only (the slope is computed only when the noise is matched)."""
+    (H, nodes), the variance only (the slope is computed only when the noise is matched). The
+    symmetric nodes +-x_j go in pairs (cognition/modules/noise_match.py): per row, tanh and sech^2 of
+    the nodes/2 scaled nodes (3 each); per unit, sech^2 (2) and the moments' combination (8); per unit
+    and pair, the denominator (2), rho (1), the weighted term (1), its square (1) and two sums (2)."""
     return {"unconscious.noise_draws": normal_draws(f"{H} normals", H),
             "unconscious.rnn": term(f"stochastic RNN, ({H}x{H}) and ({D}x{H}) GEMVs, tanh",
                                     2 * H * H + 2 * D * H + 4 * H, F8 * (H * H + D * H + 3 * H + D)),
-            "unconscious.noise_variance": term(f"noise variance, quadrature over ({H}x{nodes})",
-                                               8 * H * nodes + 4 * H + nodes, F8 * (H + 1))}
+            "unconscious.noise_variance": term(f"noise variance, quadrature over ({H}x{nodes // 2} node pairs)",
+                                               7 * H * (nodes // 2) + 10 * H + 3 * (nodes // 2), F8 * (H + 1))}
 
 
 def association(k: int, D: int) -> dict:
     return term(f"association tanh(M z), M ({D}x{k}), novelty", 2 * k * D + 4 * D, F8 * (k * D + k + 2 * D + 1))
 
 
-def circuit_run(circuit) -> dict:
-    """One statevector simulation as quantum.backends.torch_statevector runs it: fused one-qubit
-    steps (14 x 2^n each, plus their 2x2 matrices), RZZ phases (6 x 2^n), CZ signs (2 x 2^(n-2)),
-    CX moves only; then the probabilities |a|^2 (3 x 2^n)."""
-    from quantum.backends.torch_statevector import compile_program
+def _matrix_flop(gates) -> int:
+    """One fused 2x2 matrix: each rotation's angle (2) and cos/sin (2); 64 per 2x2 complex product."""
+    return sum(4 * g.is_rotation for g in gates) + 64 * (len(gates) - 1)
 
+
+def _diagonal_flop(gates, amps: int) -> int:
+    """A run of CZ/RZZ gates (quantum.program): each RZZ's angle (3) and its term z_a z_b theta summed
+    (2 per amplitude), one complex exponential and the CZ signs (6), the phase multiply (6). The signs
+    and z_a z_b are the same for every row: free per row."""
+    rzz = sum(g.name == "rzz" for g in gates)
+    return 6 * amps + rzz * (2 * amps + 3) + (6 * amps if rzz else 0)
+
+
+def circuit_run(circuit) -> dict:
+    """One statevector simulation as quantum.backends.torch_statevector runs it (quantum.program):
+    the product state of the leading one-qubit gates (their 2x2 matrices and a complex multiply per
+    amplitude of the Kronecker product, 12 x 2^q for qubit q > 0), fused one-qubit steps (14 x 2^n each,
+    plus their 2x2 matrices), diagonal runs of CZ/RZZ, permutation runs of CX/SWAP (moves only; no FLOP);
+    trailing diagonal runs are left out; then the probabilities |a|^2 (3 x 2^n)."""
+    from quantum.program import compile_program, probability_steps
+
+    program = compile_program(circuit)
     amps = 1 << circuit.n_qubits
-    flop, steps = 3 * amps, {}
-    for step in compile_program(circuit):
+    flop = 3 * amps + sum(_matrix_flop(g) + (12 << q if q else 0) for q, g in program.product.items() if g)
+    steps = {}
+    for step in probability_steps(program):
         steps[step[0]] = steps.get(step[0], 0) + 1
-        if step[0] == "u":  # each rotation's angle (2) and cos/sin (2); 64 per 2x2 complex product
-            flop += GATE_1Q * amps + sum(4 * g.is_rotation for g in step[2]) + 64 * (len(step[2]) - 1)
-        elif step[0] == "rzz":
-            flop += 6 * amps + 4
-        elif step[0] == "cz":
-            flop += 2 * (amps >> 2)
+        if step[0] == "u":
+            flop += GATE_1Q * amps + _matrix_flop(step[2])
+        elif step[0] == "diag":
+            flop += _diagonal_flop(step[1], amps)
     shape = ", ".join(f"{n} {name}" for name, n in sorted(steps.items()))
-    return term(f"{circuit.n_qubits}-qubit statevector ({shape})", flop, F8 * (circuit.n_params + amps))
+    return term(f"{circuit.n_qubits}-qubit statevector (product state, {shape})", flop,
+                F8 * (circuit.n_params + amps))
 
 
 def markov_squarings(hcfg) -> int:
@@ -117,11 +136,16 @@ def decision(hcfg, quantum: bool) -> dict:
     """Pothos & Busemeyer choice probabilities: 4x4 eigh and evolution, or the Markov 4x4 expm."""
     if quantum:  # Hamiltonian, eigh, phases, modes^T S, phase x, modes (complex), |a|^2, P(act)
         return term("decision: 4x4 eigh and evolution", 46 + EIGH_4X4 + 12 + 96 + 24 + 192 + 36 + 8, F8 * 7)
-    from cognition.decision.batched import _TAYLOR_DEGREE
+    from cognition.decision.batched import _PS_BLOCK, _TAYLOR_DEGREE
 
-    s = markov_squarings(hcfg)  # generator, scaling, norm, Taylor (4x4 products), squarings, T S, P(act)
-    flop = 40 + 16 + 31 + 16 + _TAYLOR_DEGREE * (128 + 32) + s * (128 + 16) + 96 + 8
-    return term(f"decision: 4x4 expm (Taylor {_TAYLOR_DEGREE}, {s} squarings)", flop, F8 * 7)
+    # Paterson-Stockmeyer Taylor (cognition/decision/batched.py): the powers x^2 .. x^4, then one 4x4
+    # product (128) per Horner step in x^4; each step's block is 4 scaled powers summed (4 x 32), added to
+    # the product (16)
+    steps = _TAYLOR_DEGREE // _PS_BLOCK
+    products = _PS_BLOCK - 1 + steps
+    s = markov_squarings(hcfg)  # generator, scaling, norm, Taylor, squarings, T S, P(act)
+    flop = 40 + 16 + 31 + 16 + products * 128 + steps * (_PS_BLOCK * 32 + 16) + 16 + s * (128 + 16) + 96 + 8
+    return term(f"decision: 4x4 expm (Taylor {_TAYLOR_DEGREE}, {products} products, {s} squarings)", flop, F8 * 7)
 
 
 def count(cfg) -> dict:

@@ -1,54 +1,32 @@
 """Batched statevector simulation in torch: all parameter sets at once, CPU or CUDA.
 
-The state is a (B, 2^n) complex tensor (complex128 for double, complex64 for
-single); each gate is a few tensor operations over the whole batch, so 1000
-parameter sets cost about as many Python steps as one. Runs of one-qubit gates on
-the same qubit are fused into one 2x2 matrix per parameter set before they touch
-the state. Exact: no sampling inside; probabilities are |amplitude|^2.
+The state is a (2^n, B) complex tensor (complex128 for double, complex64 for single), the
+batch innermost, so every operation is a contiguous vectorised loop over parameter sets. The
+circuit runs as `quantum.program` compiles it: the product state its leading one-qubit gates
+prepare, then one pass over the state per fused one-qubit step, per run of diagonal gates (one
+phase per basis state) and per run of CX/SWAP gates (one gather); diagonal gates at the end are
+left out (they change no probability). 1000 parameter sets cost about as many Python steps as
+one. Exact: no sampling inside; probabilities are |amplitude|^2.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from quantum.backends.base import QuantumBackend, package_version
-from quantum.circuits import CircuitTemplate, Gate
+from quantum.circuits import CircuitTemplate
 from quantum.errors import BackendUnavailableError
-from quantum.gate_matrices import fused_matrix
+from quantum.gate_matrices import run_matrices
 from quantum.memory import MiB, statevector_bytes
+from quantum.program import Program, compile_program, probability_steps
 
-# CPU chunks of this many bytes of state: 2048 six-qubit rows in double precision. Measured at 12 288 rows of the
-# default circuits on one core (docs/performance.md): 2048-row chunks took 116 / 88 ms against 159 / 151 ms in one
-# chunk and 162 / 132 ms in 256-row chunks (the whole state spills out of the 2 MiB L2 cache; small chunks pay the
-# Python steps per gate).
+# CPU chunks of this many bytes of state: 2048 six-qubit rows in double precision (beyond, the chunk's state and
+# its spare copy spill out of a core's 2 MiB L2 cache; docs/performance.md).
 CPU_CHUNK_BYTES = 2 * MiB
-
-
-def compile_program(circuit: CircuitTemplate) -> list[tuple]:
-    """Steps ("u", q, [one-qubit gates]) and (name, a, b, gate) for two-qubit gates, in order."""
-    program: list[tuple] = []
-    pending: dict[int, list[Gate]] = {}
-
-    def flush(q: int) -> None:
-        if pending.get(q):
-            program.append(("u", q, pending.pop(q)))
-
-    for g in circuit.gates:
-        if len(g.qubits) == 1:
-            pending.setdefault(g.qubits[0], []).append(g)
-        else:
-            for q in g.qubits:
-                flush(q)
-            program.append((g.name, g.qubits[0], g.qubits[1], g))
-    for q in sorted(pending):
-        flush(q)
-    return program
-
-
-def _pair_view(psi, n: int, a: int, b: int):
-    """View (B, H, 2, M, 2, L) of psi (B, 2^n) and the dims holding the bits of a and b."""
-    lo, hi = min(a, b), max(a, b)
-    v = psi.view(psi.shape[0], 1 << (n - hi - 1), 2, 1 << (hi - lo - 1), 2, 1 << lo)
-    return v, (2 if a == hi else 4), (2 if b == hi else 4)
+# Parameter sets are padded to a multiple of ALIGN and chunks hold a multiple of it (or a single row). The batch is
+# the state's innermost axis, and a vectorised CPU loop rounds its scalar remainder (when its length is not a
+# multiple of twice the vector width, up to 16 floats with AVX-512) differently: with the padding no row ever
+# falls in a remainder, so a row's numbers do not depend on the batch it runs in.
+ALIGN = 32
 
 
 class TorchStatevectorBackend(QuantumBackend):
@@ -71,12 +49,12 @@ class TorchStatevectorBackend(QuantumBackend):
         super().__init__(device=device, **kwargs)
         self._torch = torch
         self._dtype = torch.complex128 if self.precision == "double" else torch.complex64
-        self._programs: dict[CircuitTemplate, list[tuple]] = {}
+        self._programs: dict[CircuitTemplate, Program] = {}
 
     def versions(self) -> dict:
         return {**super().versions(), "torch": package_version("torch")}
 
-    def _program(self, circuit: CircuitTemplate) -> list[tuple]:
+    def _program(self, circuit: CircuitTemplate) -> Program:
         if circuit not in self._programs:
             self._programs[circuit] = compile_program(circuit)
         return self._programs[circuit]
@@ -93,87 +71,119 @@ class TorchStatevectorBackend(QuantumBackend):
 
     def rows_per_chunk(self, n_qubits: int) -> int:
         """Parameter sets simulated together (>= 1): what fits the usable budget and, on the CPU, what
-        keeps a chunk's states in a core's L2 cache (CPU_CHUNK_BYTES). Each row is simulated on its
-        own arithmetic, so the chunking changes no number (tests/test_quantum_conformance.py)."""
+        keeps a chunk's states in a core's L2 cache (CPU_CHUNK_BYTES); a multiple of ALIGN, or 1 where
+        fewer than ALIGN fit. Each row is simulated on its own arithmetic, so the chunking changes no
+        number (tests/test_quantum_conformance.py)."""
         per_row = statevector_bytes(n_qubits, self.precision)
         rows = max(1, self.memory_plan.usable_bytes // (per_row * self.working_copies))
-        return rows if self.device != "cpu" else max(1, min(rows, CPU_CHUNK_BYTES // per_row))
+        if self.device == "cpu":
+            rows = min(rows, CPU_CHUNK_BYTES // per_row)
+        return rows - rows % ALIGN if rows >= ALIGN else 1
 
     def _probabilities(self, circuit: CircuitTemplate, params: np.ndarray) -> np.ndarray:
         torch = self._torch
-        out = np.empty((params.shape[0], 1 << circuit.n_qubits))
-        step = self.rows_per_chunk(circuit.n_qubits)
-        threads = self.intra_op_threads(min(step, params.shape[0]) << circuit.n_qubits)
+        n, batch = circuit.n_qubits, params.shape[0]
+        out = np.empty((batch, 1 << n))
+        step = self.rows_per_chunk(n)
+        threads = self.intra_op_threads(min(step, batch) << n)
         previous_threads = torch.get_num_threads()
         if previous_threads != threads:
             torch.set_num_threads(threads)
         try:
             with torch.inference_mode():
-                for start in range(0, params.shape[0], step):
-                    chunk = params[start:start + step]
-                    psi = self._run(circuit, chunk)
-                    out[start:start + chunk.shape[0]] = (psi.real ** 2 + psi.imag ** 2).double().cpu().numpy()
+                padded = -(-batch // ALIGN) * ALIGN
+                params_T = torch.zeros((params.shape[1], padded), dtype=torch.float64, device=self.device)
+                params_T[:, :batch] = torch.from_numpy(np.ascontiguousarray(params.T)).to(self.device)
+                run = _Run(self, self._program(circuit), params_T)
+                for start in range(0, batch, step):
+                    stop = min(start + step, batch)
+                    p = run.probabilities(slice(start, start + step if step > 1 else stop))
+                    out[start:stop] = p[:, :stop - start].T.double().cpu().numpy()
         finally:
             if previous_threads != threads:
                 torch.set_num_threads(previous_threads)
         return out
 
-    def _matrix(self, gates: list[Gate], params: np.ndarray):
-        m = fused_matrix(gates, params)
-        return self._torch.from_numpy(m).to(device=self.device, dtype=self._dtype)
 
-    def _run(self, circuit: CircuitTemplate, params: np.ndarray):
-        """Final states (B, 2^n) for params (B, n_params)."""
-        torch = self._torch
-        n, batch = circuit.n_qubits, params.shape[0]
-        psi = torch.zeros((batch, 1 << n), dtype=self._dtype, device=self.device)
-        psi[:, 0] = 1.0
-        for step in self._program(circuit):
+class _Run:
+    """One circuit at every parameter set, chunk by chunk: the chunk's fused matrices, then its state."""
+
+    def __init__(self, backend: TorchStatevectorBackend, program: Program, params_T):
+        self.torch, self.dtype, self.program, self.params_T = backend._torch, backend._dtype, program, params_T
+        self.steps = probability_steps(program)
+        self.runs = [g for g in program.product.values() if g] + [s[2] for s in self.steps if s[0] == "u"]
+        n = program.n_qubits
+        bits = (self.torch.arange(1 << n)[:, None] >> self.torch.arange(n)) & 1
+        self.z = (1.0 - 2.0 * bits.to(self.torch.float64)).to(params_T.device)  # (2^n, n): Z_q's eigenvalues
+
+    def _matrices(self, cols: slice) -> tuple[dict, list]:
+        """The chunk's fused matrices (2, 2, rows): each qubit's leading run (None if it has none), each step's."""
+        matrices = iter(run_matrices(self.runs, self.params_T[:, cols], self.dtype) if self.runs else [])
+        leading = {q: next(matrices) if g else None for q, g in self.program.product.items()}
+        return leading, [next(matrices) if s[0] == "u" else None for s in self.steps]
+
+    def probabilities(self, cols: slice):
+        """|amplitude|^2 (2^n, rows) of the parameter sets in ``cols``."""
+        leading, fused = self._matrices(cols)
+        psi = self._product_state(leading, cols)
+        spare = self.torch.empty_like(psi)
+        for k, step in enumerate(self.steps):
             if step[0] == "u":
-                self._apply_1q(psi, n, step[1], self._matrix(step[2], params))
-            elif step[0] == "swap":
-                v, da, db = _pair_view(psi, n, step[1], step[2])
-                psi = v.transpose(da, db).reshape(batch, 1 << n)
+                psi, spare = self._one_qubit(psi, spare, step[1], fused[k]), psi
+            elif step[0] == "diag":
+                psi.mul_(self._phase(step[1], cols))
             else:
-                self._apply_2q(psi, n, step, params)
-        return psi
+                index = self.torch.as_tensor(step[1], device=psi.device)
+                psi, spare = self.torch.index_select(psi, 0, index, out=spare), psi
+        return psi.real ** 2 + psi.imag ** 2
 
-    @staticmethod
-    def _apply_1q(psi, n: int, q: int, u) -> None:
-        import torch
+    def _rows(self, cols: slice) -> int:
+        return len(range(*cols.indices(self.params_T.shape[1])))
 
-        """psi <- U_q psi in place; u (B or 1, 2, 2)."""
-        v = psi.view(psi.shape[0], 1 << (n - q - 1), 2, 1 << q)
-        a, b = v[:, :, 0, :], v[:, :, 1, :]
-        u = u[:, :, :, None, None]  # (B, 2, 2, 1, 1) broadcasts over (B, H, L)
-        new_a = torch.addcmul(u[:, 0, 0] * a, u[:, 0, 1], b)
-        new_b = torch.addcmul(u[:, 1, 1] * b, u[:, 1, 0], a)
-        a.copy_(new_a)
-        b.copy_(new_b)
+    def _product_state(self, leading: dict, cols: slice):
+        """(2^n, rows): the Kronecker product of each qubit's U|0>, qubit q as bit q of the index (a qubit
+        without leading gates stays |0>: the upper half of the new state is zero)."""
+        torch = self.torch
+        rows = self._rows(cols)
+        psi = torch.ones((1, rows), dtype=self.dtype, device=self.params_T.device)
+        for q in range(self.program.n_qubits):
+            m = leading[q]
+            if m is None:
+                psi = torch.cat([psi, torch.zeros_like(psi)])
+            elif q == 0:
+                psi = torch.stack([m[0, 0], m[1, 0]])
+            else:
+                psi = torch.cat([psi * m[0, 0], psi * m[1, 0]])
+        return psi.contiguous()
 
-    def _apply_2q(self, psi, n: int, step: tuple, params: np.ndarray) -> None:
-        name, qa, qb, gate = step
-        v, da, db = _pair_view(psi, n, qa, qb)
+    def _one_qubit(self, psi, out, q: int, u):
+        """out <- U_q psi; u (2, 2, rows)."""
+        n = self.program.n_qubits
+        v = psi.view(1 << (n - q - 1), 2, 1 << q, psi.shape[1])
+        o = out.view(v.shape)
+        a, b, new_a, new_b = v[:, 0], v[:, 1], o[:, 0], o[:, 1]
+        self.torch.mul(a, u[0, 0], out=new_a).addcmul_(b, u[0, 1])
+        self.torch.mul(b, u[1, 1], out=new_b).addcmul_(a, u[1, 0])
+        return out
 
-        def block(bit_a: int, bit_b: int):
-            index = [slice(None)] * 6
-            index[da], index[db] = bit_a, bit_b
-            return v[tuple(index)]
-
-        if name == "cx":  # control qa, target qb: swap target 0/1 where control is 1
-            one_zero, one_one = block(1, 0), block(1, 1)
-            tmp = one_zero.clone()
-            one_zero.copy_(one_one)
-            one_one.copy_(tmp)
-        elif name == "cz":
-            block(1, 1).mul_(-1)
-        elif name == "rzz":  # exp(-i theta/2 Z(x)Z): phase e^{-i theta/2} on equal bits, e^{+i theta/2} else
-            theta = gate.angles(params)
-            same = self._torch.from_numpy(np.exp(-0.5j * theta)).to(device=self.device, dtype=self._dtype)
-            same = same[:, None, None, None]
-            for bits in ((0, 0), (1, 1)):
-                block(*bits).mul_(same)
-            for bits in ((0, 1), (1, 0)):
-                block(*bits).mul_(same.conj())
-        else:  # pragma: no cover - GATES and this dispatch are kept in step by the tests
-            raise ValueError(f"torch backend has no two-qubit gate {name!r}")
+    def _phase(self, gates, cols: slice):
+        """(2^n, rows or 1): the diagonal of a run of CZ and RZZ gates. CZ: -1 where both bits are 1;
+        RZZ(theta): exp(-i theta/2 z_a z_b), the run's angles summed (one fused multiply-add per gate)
+        before one cosine and one sine."""
+        torch, z = self.torch, self.z
+        sign = torch.ones(z.shape[0], dtype=torch.float64, device=z.device)
+        angle = None
+        for g in gates:
+            a, b = g.qubits
+            if g.name == "cz":
+                sign = torch.where((z[:, a] < 0) & (z[:, b] < 0), -sign, sign)
+                continue
+            theta = g.scale * self.params_T[g.param, cols] + g.offset if g.param is not None else \
+                torch.full((self._rows(cols),), g.offset, dtype=torch.float64, device=z.device)
+            half_zz = (-0.5 * z[:, a] * z[:, b])[:, None]  # exact: +-1/2
+            angle = half_zz * theta if angle is None else angle.addcmul_(half_zz, theta)
+        if angle is None:
+            return sign[:, None].to(self.dtype)
+        if bool((sign < 0).any()):
+            return torch.complex(torch.cos(angle) * sign[:, None], torch.sin(angle) * sign[:, None]).to(self.dtype)
+        return torch.complex(torch.cos(angle), torch.sin(angle)).to(self.dtype)
