@@ -85,6 +85,34 @@ def validate_uniforms(uniforms, batch: int) -> np.ndarray:
     return arr
 
 
+SEARCH_ROW_BLOCK = 1024  # rows per block of the outcome search: its (rows, shots) index stays in cache
+
+
+def outcomes_at(cdf: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """(B, shots) int64: for each v[b, s], the first outcome k with cdf[b, k] > v[b, s] (the last if none).
+
+    The same outcome as ``torch.searchsorted(cdf, v, right=True).clamp_max(K - 1)`` (tested equal, ties and
+    zero-probability outcomes included), by a branch-free binary search: for K outcomes padded to a power
+    of two with +inf, log2 K gathers, each adding `step` where cdf[idx + step - 1] <= v, then one check of
+    cdf[idx]. Every search takes the same steps, so nothing waits on a mispredicted branch (searchsorted's
+    data-dependent branches cost about half the shot sampler's time here: docs/performance.md).
+    """
+    rows, K = cdf.shape
+    width = 1 << max(K - 1, 0).bit_length()
+    if width != K:
+        cdf = torch.cat([cdf, cdf.new_full((rows, width - K), float("inf"))], dim=1)
+    steps = [1 << b for b in range(width.bit_length() - 2, -1, -1)]
+    out = torch.empty(v.shape, dtype=torch.int64, device=v.device)
+    for start in range(0, rows, SEARCH_ROW_BLOCK):
+        c, x = cdf[start:start + SEARCH_ROW_BLOCK], v[start:start + SEARCH_ROW_BLOCK]
+        idx = torch.zeros(x.shape, dtype=torch.int64, device=x.device)
+        for step in steps:  # invariant: cdf[:idx] <= v
+            idx += (c.gather(1, idx + (step - 1)) <= x) * step
+        idx += c.gather(1, idx) <= x
+        out[start:start + SEARCH_ROW_BLOCK] = idx.clamp_max_(K - 1)
+    return out
+
+
 def sample_counts(probabilities: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Counts (B, 2^n) int64 of shots drawn by inverse transform: shot s of row b is the
     outcome k with cdf_b(k - 1) <= u[b, s] * cdf_b(last) < cdf_b(k).
@@ -93,12 +121,12 @@ def sample_counts(probabilities: np.ndarray, uniforms: np.ndarray) -> np.ndarray
     (B, shots) on [0, 1), one row per parameter set, e.g. from the agent's counter-based stream
     (cognition.streams). Scaling u by the row's total instead of renormalising p keeps the
     sampling exact for rows that sum to 1 +- 1e-7. An outcome of probability 0 is never drawn.
-    Each row is searched on its own (torch.searchsorted over rows), so a row's counts depend
-    only on its probabilities and its uniforms, never on the other rows of the batch.
+    Each row is searched on its own (:func:`outcomes_at`), so a row's counts depend only on its
+    probabilities and its uniforms, never on the other rows of the batch.
     """
     cdf = torch.from_numpy(np.ascontiguousarray(probabilities, dtype=np.float64)).clamp_min(0.0).cumsum(dim=1)
     u = torch.from_numpy(np.ascontiguousarray(uniforms, dtype=np.float64))
-    outcome = torch.searchsorted(cdf, u * cdf[:, -1:], right=True).clamp_max(cdf.shape[1] - 1)
+    outcome = outcomes_at(cdf, u * cdf[:, -1:])
     counts = torch.zeros(cdf.shape, dtype=torch.int64).scatter_add_(1, outcome, torch.ones_like(outcome))
     return counts.numpy()
 

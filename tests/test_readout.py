@@ -5,6 +5,7 @@ the two signs, computed here with integer bit arithmetic per basis state.
 """
 import numpy as np
 import pytest
+import torch
 from scipy import stats
 
 from quantum import readout
@@ -54,3 +55,23 @@ def test_product_counts_are_independent_bernoulli_qubits():
         assert abs(ones[q] / 50_000 - marginals[0, q]) < 5 * np.sqrt(0.25 / 50_000)
     both = counts[0, 3] + counts[0, 7]  # qubits 0 and 1 both 1
     assert abs(both / 50_000 - 0.2 * 0.7) < 5 * np.sqrt(0.25 / 50_000)
+
+
+@pytest.mark.parametrize("outcomes", [1, 2, 3, 5, 64, 128])
+def test_the_branch_free_search_finds_searchsorteds_outcome(outcomes):
+    # reference: torch.searchsorted(right=True), the first k with cdf[k] > v; ties with cdf entries, outcomes of
+    # probability 0 (flat runs of the cdf), v = 0 and rows spanning more than one search block
+    from quantum.readout import SEARCH_ROW_BLOCK, outcomes_at
+
+    gen = torch.Generator().manual_seed(outcomes)
+    rows = SEARCH_ROW_BLOCK + 37
+    p = torch.rand(rows, outcomes, generator=gen, dtype=torch.float64)
+    p *= torch.rand(rows, outcomes, generator=gen) < 0.6  # zeros
+    p[:, 0] += 1e-3  # no all-zero row
+    cdf = p.cumsum(dim=1)
+    v = torch.rand(rows, 50, generator=gen, dtype=torch.float64) * cdf[:, -1:]
+    ties = min(outcomes, 49)
+    v[:, :ties] = cdf[:, :ties]  # exact ties with the cdf's entries
+    v[:, -1] = 0.0
+    want = torch.searchsorted(cdf, v, right=True).clamp_max(outcomes - 1)
+    assert torch.equal(outcomes_at(cdf, v), want)
