@@ -4,11 +4,11 @@ from __future__ import annotations
 import torch
 
 
-# Products with at most this many weights per row (k x d) and k <= SUM_MAX_DEPTH run as k fused multiply-adds over
-# the rows; larger ones as bmm. Measured at 2048 rows, one thread, float64, on the 2-core development machine
-# (2026-11-24, median of 9): (8 x 48) 0.26 ms against bmm's 1.6, (16 x 16) 0.24 against 0.61, (8 x 16) 0.11
-# against 0.36; (16 x 48) 0.84 against 0.50.
-SUM_MAX_WEIGHTS, SUM_MAX_DEPTH = 384, 16
+# Products over at most SUM_MAX_DEPTH terms (k) run as k fused multiply-adds over the rows; deeper ones as bmm.
+# Measured at 12 288 rows (one launch of 4096 agents), one thread, float64, on the 2-core development machine
+# (2026-11-24, median of 9), multiply-adds against bmm: (8 x 48) 5.0 ms against 12.3, (8 x 16) 1.9 against 2.3,
+# (16 x 16) 5.6 against 3.9, (16 x 48) 10.5 against 6.9, (17 x 8) 2.9 against 2.1.
+SUM_MAX_DEPTH = 8
 
 
 def rowwise_matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -23,8 +23,8 @@ def rowwise_matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """
     if w.dim() == 2:
         w = w.expand(x.shape[0], *w.shape)
-    k, d = w.shape[1], w.shape[2]
-    if 0 < k <= SUM_MAX_DEPTH and k * d <= SUM_MAX_WEIGHTS:
+    k = w.shape[1]
+    if 0 < k <= SUM_MAX_DEPTH:
         out = x[:, :1] * w[:, 0]
         for j in range(1, k):
             out.addcmul_(x[:, j:j + 1], w[:, j])
