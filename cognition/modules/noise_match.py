@@ -29,6 +29,9 @@ from cognition.modules.base import batch_stable
 # 2e-14 at scales <= 0.3 and 1e-9 at 0.5 (the matched scales are 0.1-0.5); 64 nodes within 1e-9 at 1 and 2.4e-4 at 3
 # (tanh nearly a step between nodes; tests/test_noise_match.py)
 FEW_NODES, MANY_NODES, FEW_NODES_UP_TO = 20, 64, 0.5
+# rows per block of the quadrature: 1024 x 16 units x 10 node pairs = 1.25 MiB per temporary (a core's L2); each
+# row's moments are its own sums, so the blocking changes no number
+ROW_BLOCK = 1024
 NEWTON_STEPS = 8  # from the delta-method start, the variance meets its target to rounding in 4-6 (tested)
 MAX_NOISE_SCALE = 20.0  # tanh saturates long before: the variance at 20 is within 0.05 of its limit 1
 
@@ -108,8 +111,12 @@ def _moments(drive: torch.Tensor, scale, slope: bool) -> list[torch.Tensor]:
     scale = torch.as_tensor(scale, dtype=drive.dtype, device=drive.device).reshape(-1)  # (1,) or (agents,)
     few = scale <= FEW_NODES_UP_TO
     if few.all() or not few.any():
-        unit = _unit_moments(drive, scale, node_count(float(scale.max())), slope)
-        return [unit[0].clamp_min(0.0).mean(dim=1)] + [m.mean(dim=1) for m in unit[1:]]
+        count, blocks = node_count(float(scale.max())), []
+        for start in range(0, drive.shape[0], ROW_BLOCK):  # (rows, H, nodes/2) temporaries that stay in cache
+            rows = slice(start, start + ROW_BLOCK)
+            unit = _unit_moments(drive[rows], scale[rows] if scale.numel() > 1 else scale, count, slope)
+            blocks.append(torch.stack([unit[0].clamp_min(0.0).mean(dim=1)] + [m.mean(dim=1) for m in unit[1:]]))
+        return list(torch.cat(blocks, dim=1))
     out = torch.empty(1 + slope, drive.shape[0], dtype=drive.dtype, device=drive.device)
     for rows in (few, ~few):
         out[:, rows] = torch.stack(_moments(drive[rows], scale[rows], slope))
