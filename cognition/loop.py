@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from cognition.modules.base import cast_floats, cat_trees, compile_kernels, slice_tree
+from cognition.modules.base import cast_floats, cat_rows, cat_trees, compile_kernels, slice_tree
 from cognition.controls import Population, lesioned_module
 from cognition.controls import population as make_population
 from cognition.streams import AgentStreams
@@ -51,11 +51,13 @@ from cognition.workspace import NO_ACCESS, WORKSPACE_STATE, SharedWorkspace, exe
 # is a function of the modules' saliences at the same cycle.
 WORKSPACE_SIGNALS = ("broadcast_mean", "broadcast_contrast")
 SAMPLES_PER_UNIT = 4  # pooled samples per unit a per-cycle Phi estimate asks for
-# Rows per launch on the CPU when runtime.batch is null: a chunk's working set stays near the L2 cache. Measured at
-# 4096 agents (12 288 rows), one thread (docs/performance.md): classical 136 ms per cycle in 2048-row chunks against
-# 179 ms in one launch and 245 ms in 256-row chunks; quantum-lite 389 against 394 and 610 ms. Rows are independent
-# and every row's arithmetic is the same whatever the launch (tests/test_batch_invariance.py), so no number changes.
-CPU_ROWS_PER_LAUNCH = 2048
+# Rows per launch on the CPU when runtime.batch is null. Measured on 0.3.0, one thread, IntegrationLoop.advance,
+# median of 3 x 3 cycles (docs/performance.md): 4096 agents (12 288 rows) classical 133 / 112 / 99 / 97 / 94 ms per
+# cycle in launches of 1024 / 2048 / 4096 / 6144 / 12 288 rows, quantum-lite 267 / 236 / 222 / 228 / 216 ms; 8192
+# agents classical 238 / 212 / 279 ms in launches of 8192 / 12 288 / 24 576. (With 0.2.0's kernels, which made more
+# passes over memory, 2048 was best.) Rows are independent and every row's arithmetic is the same whatever the
+# launch (tests/test_batch_invariance.py), so no number changes.
+CPU_ROWS_PER_LAUNCH = 12288
 
 
 @dataclass
@@ -197,17 +199,17 @@ class IntegrationLoop:
         chunks = [slice(s, min(s + batch, R)) for s in range(0, R, batch)]
         read_prev = self._read(state.broadcast)
         parts = [self._propose(state, read_prev, index, cycle) for index in chunks]
-        broadcast = torch.cat([p[0].content for p in parts])
+        broadcast = cat_rows([p[0].content for p in parts])
         read_new = self._read(broadcast)
         learned = [self._learn(p, read_prev, read_new, index) for p, index in zip(parts, chunks)]
         modules = {n: cat_trees([s[n] for s, _ in learned]) for n in self.declared}
-        signals = torch.cat([sig for _, sig in learned]).detach().cpu().double().numpy()
-        winner = torch.cat([p[0].winner for p in parts])
+        signals = cat_rows([sig for _, sig in learned]).detach().cpu().double().numpy()
+        winner = cat_rows([p[0].winner for p in parts])
         held = winner == state.workspace["winner"]
-        workspace = {**{k: torch.cat([p[1][k] for p in parts]) for k in WORKSPACE_STATE},
+        workspace = {**{k: cat_rows([p[1][k] for p in parts]) for k in WORKSPACE_STATE},
                      "winner": winner, "dwell": torch.where(held, state.workspace["dwell"] + 1, 1)}
         per_agent = {"winner": winner, "previous_winner": state.workspace["winner"],
-                     "ended_dwell": state.workspace["dwell"], "bids": torch.cat([p[0].bids for p in parts]),
+                     "ended_dwell": state.workspace["dwell"], "bids": cat_rows([p[0].bids for p in parts]),
                      **cat_trees([{f"{n}.salience": p.salience for n, p in part[3].items()} |
                                   {f"{n}.{k}": v for n, p in part[3].items() for k, v in p.extras.items()}
                                   for part in parts])}

@@ -160,8 +160,15 @@ def slice_tree(tree, index):
     raise TypeError(f"cannot slice {type(tree).__name__}")
 
 
+def cat_rows(tensors: list[torch.Tensor]) -> torch.Tensor:
+    """The chunks concatenated along the rows; a single chunk as it is (no copy)."""
+    return tensors[0] if len(tensors) == 1 else torch.cat(tensors, dim=0)
+
+
 def cat_trees(trees: list):
-    """Inverse of :func:`slice_tree`: concatenate chunks along the agent dimension."""
+    """Inverse of :func:`slice_tree`: concatenate chunks along the agent dimension (one chunk: no copy)."""
+    if len(trees) == 1:
+        return trees[0]
     first = trees[0]
     if isinstance(first, torch.Tensor):
         return torch.cat(trees, dim=0)
