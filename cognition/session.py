@@ -26,6 +26,7 @@ class Session:
 
     def __init__(self, cfg, *, out=None, resume_dir=None, faults=None, argv=None, lock=None):
         from cognition.assemble import assemble
+        from cognition.runtime.host_memory import retain_freed_memory
         from cognition.runtime.threads import set_cpu_threads
 
         self.cfg, self.faults, self.resume, self.lock = cfg, faults, resume_dir is not None, lock
@@ -34,6 +35,7 @@ class Session:
         self.host_plan = self._check_host(cfg)
         self.assembly = assemble(cfg)
         self.threads = set_cpu_threads(cfg.runtime.threads)
+        self.host_allocator = retain_freed_memory()
         self.memory_cap = self._cap_gpu_memory(cfg)
         self.memory_plan = self._check_memory(cfg)
         self.compile_info = self._compile(cfg)
@@ -153,8 +155,8 @@ class Session:
         a = self.assembly
         prov = provenance.collect(self.cfg, device=a.device, components=a.components,
                                   quantum_backend=a.quantum_backend, notes=a.notes, argv=self.argv)
-        prov.update(allocator=self.allocator, memory_plan=self.memory_plan, host_plan=self.host_plan,
-                    cpu_threads=self.threads, compile=self.compile_info, gpu_memory_fraction=self.memory_cap)
+        prov.update(allocator=self.allocator, host_allocator=self.host_allocator, memory_plan=self.memory_plan,
+                    host_plan=self.host_plan, cpu_threads=self.threads, compile=self.compile_info, gpu_memory_fraction=self.memory_cap)
         first = self.run_dir / "provenance.json"
         if self.resume:
             prov["resumed"] = True

@@ -83,12 +83,14 @@ def main(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
     import torch  # noqa: F401  (so that cpu_threads sets torch's pool too)
 
+    from cognition.runtime.host_memory import retain_freed_memory
     from cognition.runtime.threads import cpu_threads
 
+    host_allocator = retain_freed_memory()  # as a run's Session does
     with cpu_threads(args.threads or None) as threads:
-        print(f"CPU threads: {threads}")
+        print(f"CPU threads: {threads}; host allocator: {host_allocator}")
         result = _run(args)
-    result["cpu_threads"] = threads
+    result["cpu_threads"], result["host_allocator"] = threads, host_allocator
     return result
 
 

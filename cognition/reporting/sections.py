@@ -286,6 +286,8 @@ def _provenance_blocks(provenance: dict, config: dict) -> list:
     alloc = provenance.get("allocator") or {}
     if alloc:
         rows.append(["allocator", f"torch reads {alloc.get('reads')}; in effect: {alloc.get('effective')}"])
+    if provenance.get("host_allocator"):
+        rows.append(["host allocator", provenance["host_allocator"]])
     rows += _runtime_rows(provenance)
     phi_cfg = config.get("phi", {})
     rows.append(["Phi settings", ", ".join(f"{k} {v}" for k, v in phi_cfg.items())])
