@@ -5,8 +5,8 @@ when freed (above the mmap threshold: 128 KiB at start, raised by glibc up to 32
 are freed), and trims the top of its heap above 128 KiB. A cycle of 4096 agents allocates tens of
 MiB of temporaries (the RLS's 28 MiB update of P, the statevector chunks) and frees them again, so
 the next cycle page-faults the same memory back in, one fault per 4 KiB page. Measured at 4096
-agents, one thread (docs/performance.md): 2 100 minor faults and 4 ms of system time a cycle
-classical, 6 300 and 14 ms quantum-lite, and the RLS's update 11 ms instead of 4.
+agents, one thread (docs/performance.md): classical 4 081 minor faults and 8 ms of system time a
+cycle without, 1 387 and 3 ms with; quantum-lite 6 331 and 14 ms without, 698 and 2 ms with.
 
 :func:`retain_freed_memory` raises both thresholds once per process (``mallopt``): blocks up to
 32 MiB (glibc's largest mmap threshold on 64-bit) come from the heap, and up to TRIM_BYTES of free
