@@ -43,8 +43,9 @@ def test_fused_gates_and_two_qubit_gates():
 def test_classical_terms_and_totals():
     c = counted("disabled")
     terms = c["terms"]
-    # RLS with F + 1 = 17: P f (2 x 17^2), P update and symmetrisation (5 x 17^2), W^T f and W update (4 x 17 x 8)
-    assert terms["expectation.rls_update"]["flop"] == 7 * 17**2 + 4 * 17 * 8 + 3 * 17 + 8 + 1
+    # RLS with F + 1 = 17: P f (2 x 17^2), P - h h^T fused and scaled (3 x 17^2; symmetric by construction, no
+    # symmetrising pass), W^T f and W update (4 x 17 x 8), f.Pf, gain and h (4 x 17 + 2), the error (8)
+    assert terms["expectation.rls_update"]["flop"] == 5 * 17**2 + 4 * 17 * 8 + 4 * 17 + 8 + 2
     assert terms["unconscious.rnn"]["flop"] == 2 * 16 * 16 + 2 * 8 * 16 + 4 * 16
     # 16 RNN normals and 3 workspace normals, two per Philox block: 8 + 2 blocks
     assert terms["unconscious.noise_draws"]["draws"] == 16 and c["blocks_per_row"] == 8 + 2

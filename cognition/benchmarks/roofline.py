@@ -58,14 +58,15 @@ def gru_cell(D: int, H: int) -> dict:
 
 
 def readout_terms(F: int, D: int) -> dict:
-    """The expectation's leaky readout, its prediction error, and one RLS step (P f, gain, W and P
-    updates, symmetrisation; cognition/modules/readout.py) with F features."""
+    """The expectation's leaky readout, its prediction error, and one RLS step (cognition/modules/readout.py):
+    P f (2 F1^2), f.Pf, the gain and h = P f / sqrt(denominator) (4 F1 + 2), W^T f and the W update
+    (4 F1 D + D), P - h h^T as one fused multiply-subtract (2 F1^2) and the 1/lambda scale (F1^2)."""
     F1 = F + 1
     return {"expectation.readout": term(f"feature memory and prediction W^T [f; 1], W ({F1}x{D})",
                                         3 * F + 2 * F1 * D, F8 * (3 * F + F1 * D + D)),
             "expectation.error": term("salience: mean squared prediction error", 3 * D, F8 * (2 * D + 1)),
             "expectation.rls_update": term(f"RLS update, P ({F1}x{F1}), W ({F1}x{D})",
-                                           7 * F1 * F1 + 4 * F1 * D + 3 * F1 + D + 1,
+                                           5 * F1 * F1 + 4 * F1 * D + 4 * F1 + D + 2,
                                            F8 * (2 * F1 * F1 + 2 * F1 * D + F1 + D))}
 
 
