@@ -72,20 +72,24 @@ def fused_quaternions(runs: list[tuple[Gate, ...]], params_T: torch.Tensor) -> t
     the runs' phase phi: a float, or an (S, B) tensor when a run holds P gates."""
     S, B = len(runs), params_T.shape[1]
     like = dict(dtype=params_T.dtype, device=params_T.device)
-    q = torch.zeros((4, S, B), **like)
-    q[0] = 1.0
-    phase = 0.0
+    q, phase = None, 0.0  # q None: the identity (1, 0, 0, 0), not yet materialised
     for position in range(len(runs[0])):
         gates = [run[position] for run in runs]
         name = gates[0].name
         if name in FIXED_1Q:
             f, phi = FIXED_1Q[name]
-            q, phase = _left_multiply_fixed(f, q), phase + phi
+            phase += phi
+            q = torch.tensor(f, **like)[:, None, None].expand(4, S, B) if q is None else _left_multiply_fixed(f, q)
             continue
         if name not in AXIS:
             raise ValueError(f"{name!r} is not a one-qubit gate")
         theta = _angles(gates, params_T)
-        q = _rotate(q, AXIS[name], torch.cos(0.5 * theta), torch.sin(0.5 * theta))
+        c, s = torch.cos(0.5 * theta), torch.sin(0.5 * theta)
+        if q is None:  # the rotation's own quaternion: (c, s on its axis)
+            q = torch.zeros((4, S, B), **like)
+            q[0], q[AXIS[name]] = c, s
+        else:
+            q = _rotate(q, AXIS[name], c, s)
         if name == "p":
             phase = phase + 0.5 * theta
     return q, phase

@@ -92,10 +92,12 @@ def outcomes_at(cdf: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """(B, shots) int64: for each v[b, s], the first outcome k with cdf[b, k] > v[b, s] (the last if none).
 
     The same outcome as ``torch.searchsorted(cdf, v, right=True).clamp_max(K - 1)`` (tested equal, ties and
-    zero-probability outcomes included), by a branch-free binary search: for K outcomes padded to a power
-    of two with +inf, log2 K gathers, each adding `step` where cdf[idx + step - 1] <= v, then one check of
-    cdf[idx]. Every search takes the same steps, so nothing waits on a mispredicted branch (searchsorted's
-    data-dependent branches cost about half the shot sampler's time here: docs/performance.md).
+    zero-probability outcomes included), by a branch-free binary search over K outcomes padded to a power
+    of two W with +inf: steps W/2, ..., 1, each adding `step` where cdf[idx + step - 1] <= v, leave idx =
+    the number of cdf[0 .. W-2] that are <= v, which is the answer or, past the last outcome, clamped to it
+    (the first step compares with one column, no gather). Every search takes the same steps, so nothing
+    waits on a mispredicted branch (searchsorted's data-dependent branches cost about half the shot
+    sampler's time here: docs/performance.md).
     """
     rows, K = cdf.shape
     width = 1 << max(K - 1, 0).bit_length()
@@ -105,10 +107,12 @@ def outcomes_at(cdf: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     out = torch.empty(v.shape, dtype=torch.int64, device=v.device)
     for start in range(0, rows, SEARCH_ROW_BLOCK):
         c, x = cdf[start:start + SEARCH_ROW_BLOCK], v[start:start + SEARCH_ROW_BLOCK]
-        idx = torch.zeros(x.shape, dtype=torch.int64, device=x.device)
-        for step in steps:  # invariant: cdf[:idx] <= v
+        if not steps:
+            out[start:start + SEARCH_ROW_BLOCK] = 0
+            continue
+        idx = (c[:, steps[0] - 1:steps[0]] <= x) * steps[0]  # invariant: cdf[:idx] <= v
+        for step in steps[1:]:
             idx += (c.gather(1, idx + (step - 1)) <= x) * step
-        idx += c.gather(1, idx) <= x
         out[start:start + SEARCH_ROW_BLOCK] = idx.clamp_max_(K - 1)
     return out
 
