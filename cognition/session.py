@@ -156,7 +156,8 @@ class Session:
         prov = provenance.collect(self.cfg, device=a.device, components=a.components,
                                   quantum_backend=a.quantum_backend, notes=a.notes, argv=self.argv)
         prov.update(allocator=self.allocator, host_allocator=self.host_allocator, memory_plan=self.memory_plan,
-                    host_plan=self.host_plan, cpu_threads=self.threads, compile=self.compile_info, gpu_memory_fraction=self.memory_cap)
+                    host_plan=self.host_plan, cpu_threads=self.threads, compile=self.compile_info,
+                    gpu_memory_fraction=self.memory_cap)
         first = self.run_dir / "provenance.json"
         if self.resume:
             prov["resumed"] = True

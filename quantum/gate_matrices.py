@@ -40,7 +40,7 @@ _PARTNER = {1: (1, 0, 3, 2), 2: (2, 3, 0, 1), 3: (3, 2, 1, 0)}
 _SIGN = {1: (-1.0, 1.0, -1.0, 1.0), 2: (-1.0, 1.0, 1.0, -1.0), 3: (-1.0, -1.0, 1.0, 1.0)}
 
 
-def _angles(gates: list[Gate], params_T: torch.Tensor) -> torch.Tensor:
+def gate_angles(gates: list[Gate], params_T: torch.Tensor) -> torch.Tensor:
     """(S, B) angles of the gates (one per run, same name) for params_T (n_params, B)."""
     like = dict(dtype=params_T.dtype, device=params_T.device)
     offset = torch.tensor([g.offset for g in gates], **like)[:, None]
@@ -83,7 +83,7 @@ def fused_quaternions(runs: list[tuple[Gate, ...]], params_T: torch.Tensor) -> t
             continue
         if name not in AXIS:
             raise ValueError(f"{name!r} is not a one-qubit gate")
-        theta = _angles(gates, params_T)
+        theta = gate_angles(gates, params_T)
         c, s = torch.cos(0.5 * theta), torch.sin(0.5 * theta)
         if q is None:  # the rotation's own quaternion: (c, s on its axis)
             q = torch.zeros((4, S, B), **like)

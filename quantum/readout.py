@@ -27,7 +27,7 @@ def _pair_block_sums(probabilities: np.ndarray, n: int, qa: int, qb: int) -> np.
     return probabilities.reshape(b, 1 << (n - hi - 1), 2, 1 << (hi - lo - 1), 2, 1 << lo).sum(axis=(1, 3, 5))
 
 
-def _signs(n: int) -> torch.Tensor:
+def z_signs(n: int) -> torch.Tensor:
     """(2^n, n) float64: entry (k, q) is the eigenvalue of Z_q on basis state k, +1 for bit 0, -1 for bit 1."""
     bits = (torch.arange(1 << n)[:, None] >> torch.arange(n)) & 1
     return 1.0 - 2.0 * bits.to(torch.float64)
@@ -43,14 +43,14 @@ def z_expectations(probabilities: np.ndarray, n: int) -> np.ndarray:
     """<Z_q> for q = 0..n-1: (B, n) float64, sum_k p_k z_q(k)."""
     if n > TABLE_MAX_QUBITS:
         return np.stack([h[:, 0] - h[:, 1] for h in (_halves(probabilities, n, q) for q in range(n))], axis=1)
-    return _rows_times(probabilities, _signs(n))
+    return _rows_times(probabilities, z_signs(n))
 
 
 def one_probabilities(probabilities: np.ndarray, n: int) -> np.ndarray:
     """The single-qubit Born marginals P(q=1) for q = 0..n-1: (B, n) float64."""
     if n > TABLE_MAX_QUBITS:
         return np.stack([_halves(probabilities, n, q)[:, 1] for q in range(n)], axis=1)
-    return _rows_times(probabilities, (1.0 - _signs(n)) / 2.0)
+    return _rows_times(probabilities, (1.0 - z_signs(n)) / 2.0)
 
 
 def validate_pairs(pairs, n: int) -> list[tuple[int, int]]:
@@ -70,7 +70,7 @@ def zz_expectations(probabilities: np.ndarray, n: int, pairs: list[tuple[int, in
         blocks = [_pair_block_sums(probabilities, n, a, b) for a, b in pairs]
         return np.stack([m[:, 0, 0] + m[:, 1, 1] - m[:, 0, 1] - m[:, 1, 0] for m in blocks], axis=1).reshape(
             probabilities.shape[0], len(pairs))
-    signs = _signs(n)
+    signs = z_signs(n)
     table = torch.stack([signs[:, a] * signs[:, b] for a, b in pairs], dim=1) if pairs else signs[:, :0]
     return _rows_times(probabilities, table)
 

@@ -34,7 +34,7 @@ def rls_update(W, P, f, y, forgetting: float):
     each entry h_i h_j equals h_j h_i bit for bit, so P stays exactly symmetric without a
     symmetrising pass, and the update is two passes over P (one fused multiply-subtract, one scale).
     """
-    Pf = (P * f.unsqueeze(1)).sum(dim=2)  # P f, row by row (P symmetric)
+    Pf = (P * f.unsqueeze(1)).sum(dim=2)  # P f, each agent on its own
     denominator = forgetting + (f * Pf).sum(dim=1, keepdim=True)
     error = y - rls_predict(W, f)
     W = W + (Pf / denominator).unsqueeze(-1) * error.unsqueeze(1)

@@ -15,9 +15,10 @@ import numpy as np
 from quantum.backends.base import QuantumBackend, package_version
 from quantum.circuits import CircuitTemplate
 from quantum.errors import BackendUnavailableError
-from quantum.gate_matrices import run_matrices
+from quantum.gate_matrices import gate_angles, run_matrices
 from quantum.memory import MiB, statevector_bytes
 from quantum.program import Program, compile_program, probability_steps
+from quantum.readout import z_signs
 
 # CPU chunks of this many bytes of state: 2048 six-qubit rows in double precision (beyond, the chunk's state and
 # its spare copy spill out of a core's 2 MiB L2 cache; docs/performance.md).
@@ -112,9 +113,7 @@ class _Run:
         self.torch, self.dtype, self.program, self.params_T = backend._torch, backend._dtype, program, params_T
         self.steps = probability_steps(program)
         self.runs = [g for g in program.product.values() if g] + [s[2] for s in self.steps if s[0] == "u"]
-        n = program.n_qubits
-        bits = (self.torch.arange(1 << n)[:, None] >> self.torch.arange(n)) & 1
-        self.z = (1.0 - 2.0 * bits.to(self.torch.float64)).to(params_T.device)  # (2^n, n): Z_q's eigenvalues
+        self.z = z_signs(program.n_qubits).to(params_T.device)  # (2^n, n): Z_q's eigenvalues
 
     def _matrices(self, cols: slice) -> tuple[dict, list]:
         """The chunk's fused matrices (2, 2, rows): each qubit's leading run (None if it has none), each step's."""
@@ -178,12 +177,10 @@ class _Run:
             if g.name == "cz":
                 sign = torch.where((z[:, a] < 0) & (z[:, b] < 0), -sign, sign)
                 continue
-            theta = g.scale * self.params_T[g.param, cols] + g.offset if g.param is not None else \
-                torch.full((self._rows(cols),), g.offset, dtype=torch.float64, device=z.device)
+            theta = gate_angles([g], self.params_T[:, cols])[0]
             half_zz = (-0.5 * z[:, a] * z[:, b])[:, None]  # exact: +-1/2
             angle = half_zz * theta if angle is None else angle.addcmul_(half_zz, theta)
         if angle is None:
             return sign[:, None].to(self.dtype)
-        if bool((sign < 0).any()):
-            return torch.complex(torch.cos(angle) * sign[:, None], torch.sin(angle) * sign[:, None]).to(self.dtype)
-        return torch.complex(torch.cos(angle), torch.sin(angle)).to(self.dtype)
+        sign = sign[:, None]  # +-1: the products are exact
+        return torch.complex(torch.cos(angle) * sign, torch.sin(angle) * sign).to(self.dtype)
