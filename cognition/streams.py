@@ -45,7 +45,7 @@ import struct
 import numpy as np
 import torch
 
-from cognition.rng import MASK32, blocks_to_uniforms, blocks_to_uniforms32, box_muller, philox4x32
+from cognition.rng import MASK32, blocks_to_uniforms, blocks_to_uniforms32, box_muller, philox_words
 
 MODULE_IDS = {"expectation": 1, "unconscious": 2, "hybrid": 3, "workspace": 4, "init": 5}
 PLUGIN_MODULE_BYTE = 0  # the key's module byte for every name outside MODULE_IDS
@@ -117,12 +117,11 @@ class AgentStreams:
             raise ValueError(f"a stream holds 2^32 blocks; this draw would need block {self._offset - 1}")
         key = torch.tensor(philox_key(self.seed, *stream_key(self.module), self._kind), device=self.device)
         agents = torch.as_tensor(self.agents, device=self.device)
-        shape = (len(self.agents), n_blocks)
-        counter = torch.stack((torch.arange(start, start + n_blocks, device=self.device).expand(shape),
-                               agents[:, None].expand(shape),
-                               torch.full(shape, self._words[0], device=self.device),
-                               torch.full(shape, self._words[1], device=self.device)), dim=-1)
-        return philox4x32(counter, key)
+        words = torch.empty((4, len(self.agents), n_blocks), dtype=torch.int64, device=self.device)
+        words[0] = torch.arange(start, start + n_blocks, device=self.device)
+        words[1] = agents[:, None]
+        words[2], words[3] = self._words
+        return philox_words(words, key).permute(1, 2, 0)
 
     def _pairs(self, shape) -> tuple[int, int]:
         n = math.prod(shape)
