@@ -62,9 +62,12 @@ def _left_multiply_fixed(f: tuple[float, ...], q: torch.Tensor) -> torch.Tensor:
 
 
 def _rotate(q: torch.Tensor, k: int, c: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
-    """(c, s e_k) q: the rotation about axis k (c = cos theta/2, s = sin theta/2, each (S, B))."""
-    sign = torch.tensor(_SIGN[k], dtype=q.dtype, device=q.device)[:, None, None]
-    return torch.addcmul(q * c, q[list(_PARTNER[k])] * sign, s)
+    """(c, s e_k) q: the rotation about axis k (c = cos theta/2, s = sin theta/2, each (S, B)); component i is
+    q_i c + (sign_i q_partner(i)) s, one multiply and one multiply-add per component into a new tensor."""
+    out = torch.empty_like(q)
+    for i, (partner, sign) in enumerate(zip(_PARTNER[k], _SIGN[k])):
+        torch.mul(q[i], c, out=out[i]).addcmul_(q[partner], s, value=sign)
+    return out
 
 
 def fused_quaternions(runs: list[tuple[Gate, ...]], params_T: torch.Tensor) -> tuple[torch.Tensor, object]:

@@ -131,7 +131,8 @@ def sample_counts(probabilities: np.ndarray, uniforms: np.ndarray) -> np.ndarray
     cdf = torch.from_numpy(np.ascontiguousarray(probabilities, dtype=np.float64)).clamp_min(0.0).cumsum(dim=1)
     u = torch.from_numpy(np.ascontiguousarray(uniforms, dtype=np.float64))
     outcome = outcomes_at(cdf, u * cdf[:, -1:])
-    counts = torch.zeros(cdf.shape, dtype=torch.int64).scatter_add_(1, outcome, torch.ones_like(outcome))
+    one_each = torch.ones(1, dtype=torch.int64).expand(outcome.shape)
+    counts = torch.zeros(cdf.shape, dtype=torch.int64).scatter_add_(1, outcome, one_each)
     return counts.numpy()
 
 

@@ -141,19 +141,21 @@ class _Run:
 
     def _product_state(self, leading: dict, cols: slice):
         """(2^n, rows): the Kronecker product of each qubit's U|0>, qubit q as bit q of the index (a qubit
-        without leading gates stays |0>: the upper half of the new state is zero)."""
+        without leading gates stays |0>: the upper half of the new state is zero), built in place: the
+        states with bit q set are written from the lower 2^q before those are scaled."""
         torch = self.torch
-        rows = self._rows(cols)
-        psi = torch.ones((1, rows), dtype=self.dtype, device=self.params_T.device)
+        psi = torch.empty((1 << self.program.n_qubits, self._rows(cols)), dtype=self.dtype, device=self.params_T.device)
+        psi[0] = 1.0
         for q in range(self.program.n_qubits):
-            m = leading[q]
+            lower, upper, m = psi[:1 << q], psi[1 << q:2 << q], leading[q]
             if m is None:
-                psi = torch.cat([psi, torch.zeros_like(psi)])
+                upper.zero_()
             elif q == 0:
-                psi = torch.stack([m[0, 0], m[1, 0]])
+                lower[0], upper[0] = m[0, 0], m[1, 0]
             else:
-                psi = torch.cat([psi * m[0, 0], psi * m[1, 0]])
-        return psi.contiguous()
+                torch.mul(lower, m[1, 0], out=upper)
+                lower.mul_(m[0, 0])
+        return psi
 
     def _one_qubit(self, psi, out, q: int, u):
         """out <- U_q psi; u (2, 2, rows)."""
@@ -168,9 +170,12 @@ class _Run:
     def _phase(self, gates, cols: slice):
         """(2^n, rows or 1): the diagonal of a run of CZ and RZZ gates. CZ: -1 where both bits are 1;
         RZZ(theta): exp(-i theta/2 z_a z_b), the run's angles summed (one fused multiply-add per gate)
-        before one cosine and one sine."""
+        before one cosine and one sine. z_a z_b is the same on a basis state and on its complement (every
+        bit flipped, index 2^n - 1 - k), so the angles are summed, and their cosines and sines taken, on
+        the lower half of the states and mirrored: the same numbers for half the work."""
         torch, z = self.torch, self.z
         sign = torch.ones(z.shape[0], dtype=torch.float64, device=z.device)
+        half = z.shape[0] // 2
         angle = None
         for g in gates:
             a, b = g.qubits
@@ -178,9 +183,11 @@ class _Run:
                 sign = torch.where((z[:, a] < 0) & (z[:, b] < 0), -sign, sign)
                 continue
             theta = gate_angles([g], self.params_T[:, cols])[0]
-            half_zz = (-0.5 * z[:, a] * z[:, b])[:, None]  # exact: +-1/2
+            half_zz = (-0.5 * z[:half, a] * z[:half, b])[:, None]  # exact: +-1/2
             angle = half_zz * theta if angle is None else angle.addcmul_(half_zz, theta)
         if angle is None:
             return sign[:, None].to(self.dtype)
         sign = sign[:, None]  # +-1: the products are exact
-        return torch.complex(torch.cos(angle) * sign, torch.sin(angle) * sign).to(self.dtype)
+        cos, sin = torch.cos(angle), torch.sin(angle)
+        cos, sin = torch.cat([cos, cos.flip(0)]), torch.cat([sin, sin.flip(0)])
+        return torch.complex(cos * sign, sin * sign).to(self.dtype)
