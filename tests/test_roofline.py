@@ -76,7 +76,10 @@ def test_lite_counts_the_reservoir_run_and_the_sampler():
     sampler = 6 * (4 + 64) + kronecker + (6 * 64 + 6 * (2 * 64 + 3) + 6 * 64) + 6 * (896 + 4) + 3 * 64 + 8
     assert terms["unconscious.circuit"]["flop"] == sampler
     assert terms["expectation.rls_update"]["what"].startswith("RLS update, P (13x13)")  # 6 <Z> + 6 <ZZ> + 1
-    assert terms["hybrid.decision"]["flop"] == 46 + 576 + 12 + 96 + 24 + 192 + 36 + 8
+    # the closed form: H, H^2 (a 4x4 product), mean + centring + Frobenius half gap (4 + 2 + 32), roots and half
+    # sums, 14 special functions with 20 other operations, the divided difference, three (4x4)(4x3) products
+    # (96 each, one in two blends of 24), |a|^2, P(act)
+    assert terms["hybrid.decision"]["flop"] == 46 + 128 + 38 + 12 + 34 + (16 * 5 + 14) + 96 + 48 + 96 + 36 + 8
     # 128 shots: 128 uniforms of 32 bits, four per Philox block; a 64-entry cumulative sum, then per shot a
     # scaling, 6 comparisons of the binary search over 64 outcomes and a count
     shots = terms["unconscious.shots"]

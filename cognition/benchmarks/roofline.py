@@ -14,8 +14,7 @@ complex multiply 6, a complex multiply-add 8, a complex times a real 2; a (1 x k
 2 k d; a dense one-qubit gate updates each of 2^n amplitudes with a complex multiply and a
 complex multiply-add, 14 x 2^n (896 at 6 qubits); a special function (tanh, sigmoid, exp, log,
 sqrt, ndtri; cos with sin, or a complex exponential, 2) is 1 per evaluation, which understates
-elementwise work; a symmetric 4 x 4 eigendecomposition with vectors 9 n^3 = 576 (Golub & Van
-Loan, 4th ed., sec. 8.3). Random numbers: a term counts the numbers it draws and the
+elementwise work. Random numbers: a term counts the numbers it draws and the
 Philox4x32-10 blocks they take (cognition/rng.py; 4 random words per block, made of 20 32-bit
 multiplications and about 100 other 64-bit integer operations, which are not FLOP); turning words
 into doubles is 2 FLOP per double and a Box-Muller normal 3 (a log, a square root, cos with sin: 4
@@ -36,7 +35,6 @@ import numpy as np
 
 F8 = 8  # bytes of a float64
 GATE_1Q = 14  # FLOP per amplitude of a dense one-qubit gate: complex multiply (6) + multiply-add (8)
-EIGH_4X4 = 9 * 4**3  # Golub & Van Loan's symmetric QR with vectors, 9 n^3
 SQUARE_SIZES = (8, 13, 16, 17, 48)  # k of the batched (k x k)(k x k) products: D, F+1 (lite), H, F+1, 3H
 GEMV_SHAPES = ((8, 48), (16, 48), (17, 17), (17, 8))  # the model's row-vector products: GRU, RLS P f, W^T f
 COMPLEX_SIZE = 64  # 2^6 amplitudes
@@ -134,9 +132,13 @@ def markov_squarings(hcfg) -> int:
 
 
 def decision(hcfg, quantum: bool) -> dict:
-    """Pothos & Busemeyer choice probabilities: 4x4 eigh and evolution, or the Markov 4x4 expm."""
-    if quantum:  # Hamiltonian, eigh, phases, modes^T S, phase x, modes (complex), |a|^2, P(act)
-        return term("decision: 4x4 eigh and evolution", 46 + EIGH_4X4 + 12 + 96 + 24 + 192 + 36 + 8, F8 * 7)
+    """Pothos & Busemeyer choice probabilities: the quantum model's closed-form evolution, or the Markov 4x4 expm."""
+    if quantum:  # cognition/decision/reflections.py: Hamiltonian (46), H^2 (128), its mean, centring and half gap
+        # (38), roots and half sums (12), the interpolants' means and slopes with 14 special functions (34), the
+        # sinc divided difference (series 16 x 5, quotient and near form 14), (H^2 - m) psi for 3 states (96), two
+        # blends (48), H times the sine part (96), |a|^2 (36), P(act) (8)
+        flop = 46 + 128 + 38 + 12 + 34 + 94 + 96 + 48 + 96 + 36 + 8
+        return term("decision: closed-form 4x4 evolution (two reflections)", flop, F8 * 7)
     from cognition.decision.batched import _PS_BLOCK, _TAYLOR_DEGREE
 
     # Paterson-Stockmeyer Taylor (cognition/decision/batched.py): the powers x^2 .. x^4, then one 4x4

@@ -1,8 +1,8 @@
 """Disjunction-model choice probabilities for a batch of agents in one vectorised call.
 
-This is what the cognitive loop's hybrid module calls every cycle: one batched
-``eigh`` (quantum) or one batched matrix exponential (Markov) over the agents, no
-Python loop over agents. Model: Pothos & Busemeyer (2009), see ``pothos_busemeyer.py``.
+This is what the cognitive loop's hybrid module calls every cycle: the quantum model's
+propagation in closed form (``reflections.py``) or one batched matrix exponential (Markov)
+over the agents, no Python loop over agents. Model: Pothos & Busemeyer (2009), see ``pothos_busemeyer.py``.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import numpy as np
 from . import _validate as v
 from .pothos_busemeyer import ACT, MODELS, T_DELIBERATION, check_parameters, initial_state
 from .pothos_busemeyer import markov_intensity, quantum_hamiltonian
+from .reflections import evolved_probabilities
 
 # Taylor degree for the scaled exponential: with ||A|| <= 1/2 the remainder is below
 # e^(1/2) 0.5**17 / 17! ~ 4e-20, far under double-precision rounding.
@@ -100,10 +101,8 @@ def choice_probabilities(
     check_parameters(where, model, t, mu=mu, gamma=gamma, mu_b=mu_b)
 
     if model == "quantum":
-        energies, modes = np.linalg.eigh(quantum_hamiltonian(mu, gamma, mu_b))  # H real symmetric
-        phases = np.exp(-1j * energies * t[:, None])  # (B, 4)
-        amplitudes = modes @ (phases[:, :, None] * (np.swapaxes(modes, -1, -2) @ condition_states(a, model)))
-        return act_probabilities(np.abs(amplitudes) ** 2, a)
+        p_state = evolved_probabilities(quantum_hamiltonian(mu, gamma, mu_b), condition_states(a, model), t)
+        return act_probabilities(p_state, a)
     return markov_choice(markov_intensity(mu, gamma, mu_b), a, t)
 
 
