@@ -39,15 +39,35 @@ def _rows_times(probabilities: np.ndarray, table: torch.Tensor) -> np.ndarray:
     return rowwise_matmul(p, table).numpy()
 
 
+def parities(probabilities: np.ndarray, n: int) -> torch.Tensor:
+    """(B, 2^n) float64: column m is <prod_{q in m} Z_q> = sum_k p_k (-1)^popcount(k & m), every parity of
+    every subset m of the qubits (bit q of m: qubit q), column 0 the total probability.
+
+    The Walsh-Hadamard transform of each row: n butterfly stages, stage q replacing the pair of entries
+    that differ in bit q by their sum and difference (n 2^n additions, half a (2^n x n) sign table's
+    multiply-adds for <Z> and <ZZ> together). Elementwise, so a row's numbers do not depend on the batch.
+    """
+    v = torch.from_numpy(np.ascontiguousarray(probabilities, dtype=np.float64))  # the caller's: read only
+    if n == 0:
+        return v.clone()
+    buffers = [torch.empty_like(v), torch.empty_like(v) if n > 1 else None]
+    for q in range(n):
+        pair = v.view(v.shape[0], 1 << (n - q - 1), 2, 1 << q)
+        v = buffers[q % 2]
+        out = v.view(pair.shape)
+        torch.add(pair[:, :, 0], pair[:, :, 1], out=out[:, :, 0])
+        torch.sub(pair[:, :, 0], pair[:, :, 1], out=out[:, :, 1])
+    return v
+
+
 def z_expectations(probabilities: np.ndarray, n: int) -> np.ndarray:
     """<Z_q> for q = 0..n-1: (B, n) float64, sum_k p_k z_q(k)."""
-    if n > TABLE_MAX_QUBITS:
-        return np.stack([h[:, 0] - h[:, 1] for h in (_halves(probabilities, n, q) for q in range(n))], axis=1)
-    return _rows_times(probabilities, z_signs(n))
+    return z_zz_expectations(probabilities, n, [])[0]
 
 
 def one_probabilities(probabilities: np.ndarray, n: int) -> np.ndarray:
-    """The single-qubit Born marginals P(q=1) for q = 0..n-1: (B, n) float64."""
+    """The single-qubit Born marginals P(q=1) for q = 0..n-1: (B, n) float64 (sums of the p_k with bit q
+    set, not (1 - <Z_q>) / 2, which would lose a small marginal's digits)."""
     if n > TABLE_MAX_QUBITS:
         return np.stack([_halves(probabilities, n, q)[:, 1] for q in range(n)], axis=1)
     return _rows_times(probabilities, (1.0 - z_signs(n)) / 2.0)
@@ -66,13 +86,21 @@ def validate_pairs(pairs, n: int) -> list[tuple[int, int]]:
 
 def zz_expectations(probabilities: np.ndarray, n: int, pairs: list[tuple[int, int]]) -> np.ndarray:
     """<Z_a Z_b> for each (a, b) in pairs: (B, len(pairs)) float64, sum_k p_k z_a(k) z_b(k)."""
+    return z_zz_expectations(probabilities, n, pairs)[1]
+
+
+def z_zz_expectations(probabilities: np.ndarray, n: int, pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(<Z_q> (B, n), <Z_a Z_b> (B, len(pairs))): columns of :func:`parities` up to TABLE_MAX_QUBITS
+    qubits, sums over halves and quarters of each row beyond (no 2^n-wide second copy)."""
     if n > TABLE_MAX_QUBITS:
+        z = np.stack([h[:, 0] - h[:, 1] for h in (_halves(probabilities, n, q) for q in range(n))], axis=1)
         blocks = [_pair_block_sums(probabilities, n, a, b) for a, b in pairs]
-        return np.stack([m[:, 0, 0] + m[:, 1, 1] - m[:, 0, 1] - m[:, 1, 0] for m in blocks], axis=1).reshape(
-            probabilities.shape[0], len(pairs))
-    signs = z_signs(n)
-    table = torch.stack([signs[:, a] * signs[:, b] for a, b in pairs], dim=1) if pairs else signs[:, :0]
-    return _rows_times(probabilities, table)
+        zz = [m[:, 0, 0] + m[:, 1, 1] - m[:, 0, 1] - m[:, 1, 0] for m in blocks]
+        return z, np.stack(zz, axis=1) if zz else np.empty((probabilities.shape[0], 0))
+    every = parities(probabilities, n)
+    z = every[:, [1 << q for q in range(n)]]
+    zz = every[:, [(1 << a) | (1 << b) for a, b in pairs]]
+    return z.numpy(), zz.numpy()
 
 
 def validate_uniforms(uniforms, batch: int) -> np.ndarray:
@@ -105,15 +133,15 @@ def outcomes_at(cdf: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         cdf = torch.cat([cdf, cdf.new_full((rows, width - K), float("inf"))], dim=1)
     steps = [1 << b for b in range(width.bit_length() - 2, -1, -1)]
     out = torch.empty(v.shape, dtype=torch.int64, device=v.device)
+    if not steps:
+        return out.zero_()
     for start in range(0, rows, SEARCH_ROW_BLOCK):
-        c, x = cdf[start:start + SEARCH_ROW_BLOCK], v[start:start + SEARCH_ROW_BLOCK]
-        if not steps:
-            out[start:start + SEARCH_ROW_BLOCK] = 0
-            continue
-        idx = (c[:, steps[0] - 1:steps[0]] <= x) * steps[0]  # invariant: cdf[:idx] <= v
-        for step in steps[1:]:
-            idx += (c.gather(1, idx + (step - 1)) <= x) * step
-        out[start:start + SEARCH_ROW_BLOCK] = idx.clamp_max_(K - 1)
+        block = slice(start, start + SEARCH_ROW_BLOCK)
+        c, x, idx = cdf[block], v[block], out[block]
+        torch.mul(c[:, steps[0] - 1:steps[0]] <= x, steps[0], out=idx)  # invariant: cdf[:idx] <= v
+        for step in steps[1:]:  # cdf[idx + step - 1] read as column idx of the view from column step - 1
+            idx.add_(c[:, step - 1:].gather(1, idx) <= x, alpha=step)
+        idx.clamp_max_(K - 1)
     return out
 
 

@@ -18,7 +18,7 @@ from quantum.circuits import CircuitTemplate
 from quantum.errors import QuantumMemoryError
 from quantum.memory import DEFAULT_HEADROOM, MiB, MemoryPlan, plan, statevector_bytes
 from quantum.readout import (one_probabilities, sample_counts, validate_pairs, validate_uniforms, z_expectations,
-                             zz_expectations)
+                             z_zz_expectations, zz_expectations)
 
 # Without a budget a backend gets what its cap needs, and at least this much.
 DEFAULT_MIN_BUDGET_BYTES = 256 * MiB
@@ -135,9 +135,7 @@ class QuantumBackend(abc.ABC):
     def expectations_z_zz(self, circuit: CircuitTemplate, params, pairs) -> tuple[np.ndarray, np.ndarray]:
         """``expectations_z`` and ``expectations_zz`` of one simulation: the circuit runs once, not twice."""
         pairs = validate_pairs(pairs, circuit.n_qubits)
-        probabilities = self.probabilities(circuit, params)
-        return (z_expectations(probabilities, circuit.n_qubits),
-                zz_expectations(probabilities, circuit.n_qubits, pairs))
+        return z_zz_expectations(self.probabilities(circuit, params), circuit.n_qubits, pairs)
 
     def sample(self, circuit: CircuitTemplate, params, uniforms) -> np.ndarray:
         """Counts (B, 2^n) int64 of ``shots`` measurements per parameter set, from uniforms (B, shots) on [0, 1).
