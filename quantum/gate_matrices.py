@@ -13,6 +13,7 @@ angles, so a set's numbers do not depend on the sets beside it.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -40,15 +41,35 @@ _PARTNER = {1: (1, 0, 3, 2), 2: (2, 3, 0, 1), 3: (3, 2, 1, 0)}
 _SIGN = {1: (-1.0, 1.0, -1.0, 1.0), 2: (-1.0, 1.0, 1.0, -1.0), 3: (-1.0, -1.0, 1.0, 1.0)}
 
 
-def gate_angles(gates: list[Gate], params_T: torch.Tensor) -> torch.Tensor:
-    """(S, B) angles of the gates (one per run, same name) for params_T (n_params, B)."""
-    like = dict(dtype=params_T.dtype, device=params_T.device)
-    offset = torch.tensor([g.offset for g in gates], **like)[:, None]
-    if gates[0].param is None:
+def gate_angles(gates: list[Gate], params_T: torch.Tensor, factor: float = 1.0) -> torch.Tensor:
+    """(S, B) angles of the gates (one per run, same name) for params_T (n_params, B), times ``factor``.
+
+    factor 0.5 gives the half angles a rotation's quaternion takes: x (scale / 2) + offset / 2 is
+    (x scale + offset) / 2 to the bit, as halving is exact. Gates reading consecutive parameters read a
+    slice of params_T (no gather); a zero offset is not added."""
+    rows, scale, offset = _angle_plan(tuple((g.param, g.scale, g.offset) for g in gates), factor,
+                                      params_T.dtype, params_T.device)
+    if rows is None:
         return offset.expand(len(gates), params_T.shape[1])
-    index = torch.tensor([g.param for g in gates], device=params_T.device)
-    scale = torch.tensor([g.scale for g in gates], **like)[:, None]
-    return params_T[index] * scale + offset
+    angles = params_T[rows] * scale
+    return angles if offset is None else angles.add_(offset)
+
+
+@functools.lru_cache(maxsize=512)
+def _angle_plan(terms: tuple, factor: float, dtype, device) -> tuple:
+    """(rows of params_T: a slice or an index tensor, or None for constant angles; the scale, a float or an
+    (S, 1) tensor; the offset, an (S, 1) tensor or None when every offset is 0), all times ``factor``."""
+    like = dict(dtype=dtype, device=device)
+    offsets = [factor * o for _, _, o in terms]
+    offset = torch.tensor(offsets, **like)[:, None]
+    if terms[0][0] is None:
+        return None, None, offset
+    params, scales = [p for p, _, _ in terms], [factor * s for _, s, _ in terms]
+    first = params[0]
+    consecutive = params == list(range(first, first + len(params)))
+    rows = slice(first, first + len(params)) if consecutive else torch.tensor(params, device=device)
+    scale = scales[0] if len(set(scales)) == 1 else torch.tensor(scales, **like)[:, None]
+    return rows, scale, None if not any(offsets) else offset
 
 
 def _left_multiply_fixed(f: tuple[float, ...], q: torch.Tensor) -> torch.Tensor:
@@ -86,15 +107,15 @@ def fused_quaternions(runs: list[tuple[Gate, ...]], params_T: torch.Tensor) -> t
             continue
         if name not in AXIS:
             raise ValueError(f"{name!r} is not a one-qubit gate")
-        theta = gate_angles(gates, params_T)
-        c, s = torch.cos(0.5 * theta), torch.sin(0.5 * theta)
+        half = gate_angles(gates, params_T, 0.5)
+        c, s = torch.cos(half), torch.sin(half)
         if q is None:  # the rotation's own quaternion: (c, s on its axis)
             q = torch.zeros((4, S, B), **like)
             q[0], q[AXIS[name]] = c, s
         else:
             q = _rotate(q, AXIS[name], c, s)
         if name == "p":
-            phase = phase + 0.5 * theta
+            phase = phase + half
     return q, phase
 
 

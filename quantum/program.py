@@ -15,6 +15,8 @@
 Steps run in an order the circuit allows (gates on different qubits commute) that puts the two-qubit
 gates of a layer next to each other, so they merge into one step. Diagonal steps at the end
 change no probability (a phase of modulus 1 per basis state); `probability_steps` leaves them out.
+Permutation steps at the end only reorder the probabilities: `state_steps_and_reorder` leaves them to
+be applied, composed, to the real probabilities instead of the complex state.
 Everything here is exact algebra on the gate list; nothing is simulated.
 """
 from __future__ import annotations
@@ -139,3 +141,17 @@ def probability_steps(program: Program) -> tuple[tuple, ...]:
     while steps and steps[-1][0] == "diag":
         steps.pop()
     return tuple(steps)
+
+
+def state_steps_and_reorder(steps: tuple[tuple, ...]) -> tuple[tuple[tuple, ...], tuple[int, ...] | None]:
+    """``steps`` (as `probability_steps` gives them) without the permutation and diagonal steps at their end,
+    and the reordering those apply to the probabilities, ``p_final[k] = p[reorder[k]]`` (None if none):
+    a diagonal step there multiplies amplitudes by phases of modulus 1 and a permutation moves them, so
+    |amplitude|^2 after the tail is |amplitude|^2 before it, reordered by the composed permutations."""
+    steps = list(steps)
+    reorder = None
+    while steps and steps[-1][0] in ("perm", "diag"):
+        kind, index, *_ = steps.pop()
+        if kind == "perm":  # this step runs after the ones already composed: its gather comes first
+            reorder = index if reorder is None else tuple(index[k] for k in reorder)
+    return tuple(steps), reorder

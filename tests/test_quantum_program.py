@@ -63,3 +63,21 @@ def test_a_row_gets_the_same_bits_in_any_batch():
     full = backend.probabilities(circuit, params)
     for rows in (slice(0, 1), slice(0, 33), slice(7, 71)):
         np.testing.assert_array_equal(backend.probabilities(circuit, params[rows]), full[rows])
+
+
+def test_a_tail_of_permutations_and_phases_reorders_the_probabilities():
+    # reference: qiskit.quantum_info.Statevector. The tail (CX, RZZ, SWAP, CZ, CX) runs on the probabilities as one
+    # composed reordering; the phases in it change nothing
+    from quantum import CircuitTemplate
+    from quantum.program import state_steps_and_reorder
+    from test_quantum_support import reference_probabilities
+
+    gates = [Gate("ry", (q,), param=q, scale=1.3, offset=0.2) for q in range(4)] + [Gate("cz", (0, 1)),
+             Gate("rx", (1,), param=1), Gate("cx", (0, 2)), Gate("rzz", (1, 3), param=2), Gate("swap", (2, 3)),
+             Gate("cz", (0, 3)), Gate("cx", (3, 1))]
+    circuit = CircuitTemplate("tail", 4, 4, tuple(gates))
+    steps, reorder = state_steps_and_reorder(probability_steps(compile_program(circuit)))
+    assert [s[0] for s in steps] == ["diag", "u"] and reorder is not None
+    params = np.random.default_rng(5).uniform(-np.pi, np.pi, size=(40, 4))
+    got = make_backend("torch", max_qubits=4, threads=1).probabilities(circuit, params)
+    np.testing.assert_allclose(got, reference_probabilities(circuit, params), rtol=0, atol=1e-14)

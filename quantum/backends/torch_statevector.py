@@ -17,7 +17,7 @@ from quantum.circuits import CircuitTemplate
 from quantum.errors import BackendUnavailableError
 from quantum.gate_matrices import gate_angles, run_matrices
 from quantum.memory import MiB, statevector_bytes
-from quantum.program import Program, compile_program, probability_steps
+from quantum.program import Program, compile_program, probability_steps, state_steps_and_reorder
 from quantum.readout import z_signs
 
 # CPU chunks of this many bytes of state: 2048 six-qubit rows in double precision (beyond, the chunk's state and
@@ -85,6 +85,7 @@ class TorchStatevectorBackend(QuantumBackend):
         torch = self._torch
         n, batch = circuit.n_qubits, params.shape[0]
         out = np.empty((batch, 1 << n))
+        out_T = torch.from_numpy(out)
         step = self.rows_per_chunk(n)
         threads = self.intra_op_threads(min(step, batch) << n)
         previous_threads = torch.get_num_threads()
@@ -99,7 +100,7 @@ class TorchStatevectorBackend(QuantumBackend):
                 for start in range(0, batch, step):
                     stop = min(start + step, batch)
                     p = run.probabilities(slice(start, start + step if step > 1 else stop))
-                    out[start:stop] = p[:, :stop - start].T.double().cpu().numpy()
+                    out_T[start:stop].copy_(p[:, :stop - start].T)  # one blocked transposing copy
         finally:
             if previous_threads != threads:
                 torch.set_num_threads(previous_threads)
@@ -111,7 +112,8 @@ class _Run:
 
     def __init__(self, backend: TorchStatevectorBackend, program: Program, params_T):
         self.torch, self.dtype, self.program, self.params_T = backend._torch, backend._dtype, program, params_T
-        self.steps = probability_steps(program)
+        self.steps, reorder = state_steps_and_reorder(probability_steps(program))
+        self.reorder = None if reorder is None else backend._torch.as_tensor(reorder, device=params_T.device)
         self.runs = [g for g in program.product.values() if g] + [s[2] for s in self.steps if s[0] == "u"]
         self.z = z_signs(program.n_qubits).to(params_T.device)  # (2^n, n): Z_q's eigenvalues
 
@@ -130,11 +132,16 @@ class _Run:
             if step[0] == "u":
                 psi, spare = self._one_qubit(psi, spare, step[1], fused[k]), psi
             elif step[0] == "diag":
-                psi.mul_(self._phase(step[1], cols))
+                phase = self._phase(step[1], cols)
+                if phase.is_complex():
+                    psi.mul_(phase)
+                else:  # signs only (CZ): both parts times +-1, exact
+                    self.torch.view_as_real(psi).mul_(phase[:, :, None])
             else:
                 index = self.torch.as_tensor(step[1], device=psi.device)
                 psi, spare = self.torch.index_select(psi, 0, index, out=spare), psi
-        return psi.real ** 2 + psi.imag ** 2
+        p = psi.real ** 2 + psi.imag ** 2
+        return p if self.reorder is None else self.torch.index_select(p, 0, self.reorder)
 
     def _rows(self, cols: slice) -> int:
         return len(range(*cols.indices(self.params_T.shape[1])))
@@ -186,8 +193,9 @@ class _Run:
             half_zz = (-0.5 * z[:half, a] * z[:half, b])[:, None]  # exact: +-1/2
             angle = half_zz * theta if angle is None else angle.addcmul_(half_zz, theta)
         if angle is None:
-            return sign[:, None].to(self.dtype)
-        sign = sign[:, None]  # +-1: the products are exact
+            return sign[:, None].to(self.dtype.to_real())
         cos, sin = torch.cos(angle), torch.sin(angle)
         cos, sin = torch.cat([cos, cos.flip(0)]), torch.cat([sin, sin.flip(0)])
-        return torch.complex(cos * sign, sin * sign).to(self.dtype)
+        if any(g.name == "cz" for g in gates):  # +-1: the products are exact
+            cos, sin = cos * sign[:, None], sin * sign[:, None]
+        return torch.complex(cos, sin).to(self.dtype)
