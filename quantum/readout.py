@@ -41,13 +41,15 @@ def _rows_times(probabilities: np.ndarray, table: torch.Tensor) -> np.ndarray:
 
 def parities(probabilities: np.ndarray, n: int) -> torch.Tensor:
     """(B, 2^n) float64: column m is <prod_{q in m} Z_q> = sum_k p_k (-1)^popcount(k & m), every parity of
-    every subset m of the qubits (bit q of m: qubit q), column 0 the total probability.
+    every subset m of the qubits (bit q of m: qubit q), column 0 the total probability. Integer counts
+    in, integer signed sums out (exact).
 
     The Walsh-Hadamard transform of each row: n butterfly stages, stage q replacing the pair of entries
     that differ in bit q by their sum and difference (n 2^n additions, half a (2^n x n) sign table's
     multiply-adds for <Z> and <ZZ> together). Elementwise, so a row's numbers do not depend on the batch.
     """
-    v = torch.from_numpy(np.ascontiguousarray(probabilities, dtype=np.float64))  # the caller's: read only
+    v = np.ascontiguousarray(probabilities)
+    v = torch.from_numpy(v if np.issubdtype(v.dtype, np.integer) else v.astype(np.float64, copy=False))  # read only
     if n == 0:
         return v.clone()
     buffers = [torch.empty_like(v), torch.empty_like(v) if n > 1 else None]

@@ -33,6 +33,7 @@ import torch
 
 from cognition.modules.base import CognitiveModule, Proposal, per_agent, rowwise_matmul
 from cognition.modules.noise_match import matched_noise_scale, shot_noise_variance, tanh_noise_variance
+from quantum.readout import z_expectations
 
 
 def associate(z, b_prev, M_T):
@@ -79,8 +80,6 @@ class QuantumUnconscious(Unconscious):
         self.circuit = entangling_sampler(width, content_dim, cfg.layers)
         if self.control == "no_entanglement":
             self.circuit = without_entanglers(self.circuit)
-        bits = (np.arange(2**width)[:, None] >> np.arange(width)[None, :]) & 1
-        self._z_of_outcome = torch.as_tensor(1.0 - 2.0 * bits, dtype=torch.float64)  # (2^n, n)
         self._associate = associate
 
     @property
@@ -114,10 +113,12 @@ class QuantumUnconscious(Unconscious):
         b_prev = inputs["broadcast"]
         angles = torch.tanh(b_prev).detach().cpu().double().numpy()  # the builder scales by pi
         counts = self.sample(angles, streams)
-        freq = torch.as_tensor(counts, dtype=torch.float64) / self.cfg.shots
-        z = rowwise_matmul(freq, self._z_of_outcome).to(dtype=self.dtype, device=self.device)
-        p = freq.clamp_min(1e-300)
-        entropy = -(freq * torch.log2(p)).sum(dim=1).to(dtype=self.dtype, device=self.device)
+        freq = torch.from_numpy(counts).to(torch.float64).div_(self.cfg.shots)
+        # <Z_q> of the sample: signed sums of the integer counts (exact), divided once
+        z = torch.from_numpy(z_expectations(counts, self.circuit.n_qubits)).to(torch.float64).div_(self.cfg.shots)
+        z = z.to(dtype=self.dtype, device=self.device)
+        plogp = freq.clamp_min(1e-300).log2_().mul_(freq)
+        entropy = -plogp.sum(dim=1).to(dtype=self.dtype, device=self.device)
         content, salience = self._associate(z, b_prev, weights["M_T"])
         extras = {"sample_entropy_bits": entropy, "noise_var": shot_noise_variance(z, self.cfg.shots)}
         return Proposal(content, salience, extras), state
