@@ -46,20 +46,23 @@ def parities(probabilities: np.ndarray, n: int) -> torch.Tensor:
 
     The Walsh-Hadamard transform of each row: n butterfly stages, stage q replacing the pair of entries
     that differ in bit q by their sum and difference (n 2^n additions, half a (2^n x n) sign table's
-    multiply-adds for <Z> and <ZZ> together). Elementwise, so a row's numbers do not depend on the batch.
+    multiply-adds for <Z> and <ZZ> together), on a batch-last copy so that every stage is a contiguous
+    vectorised loop. Elementwise, so a row's numbers do not depend on the batch.
     """
-    v = np.ascontiguousarray(probabilities)
-    v = torch.from_numpy(v if np.issubdtype(v.dtype, np.integer) else v.astype(np.float64, copy=False))  # read only
+    rows = np.asarray(probabilities)
+    rows = torch.from_numpy(rows if np.issubdtype(rows.dtype, np.integer) else rows.astype(np.float64, copy=False))
+    v = torch.empty((rows.shape[1], rows.shape[0]), dtype=rows.dtype)  # (2^n, B): every stage runs along the batch
+    v.copy_(rows.T)  # always a copy: the caller's array is never written
     if n == 0:
-        return v.clone()
-    buffers = [torch.empty_like(v), torch.empty_like(v) if n > 1 else None]
+        return v.T
+    spare = torch.empty_like(v)
     for q in range(n):
-        pair = v.view(v.shape[0], 1 << (n - q - 1), 2, 1 << q)
-        v = buffers[q % 2]
-        out = v.view(pair.shape)
-        torch.add(pair[:, :, 0], pair[:, :, 1], out=out[:, :, 0])
-        torch.sub(pair[:, :, 0], pair[:, :, 1], out=out[:, :, 1])
-    return v
+        pair = v.view(1 << (n - q - 1), 2, 1 << q, v.shape[1])
+        out = spare.view(pair.shape)
+        torch.add(pair[:, 0], pair[:, 1], out=out[:, 0])
+        torch.sub(pair[:, 0], pair[:, 1], out=out[:, 1])
+        v, spare = spare, v
+    return v.T
 
 
 def z_expectations(probabilities: np.ndarray, n: int) -> np.ndarray:

@@ -141,3 +141,15 @@ def test_quantum_hybrid_without_dissonance_matches_hand_computed_2x2():
     action = weights["action"][0].numpy()
     np.testing.assert_allclose(prop.content[0].numpy(), (2 * p - 1) * action, atol=1e-12)
     assert float(prop.salience[0]) == pytest.approx(np.mean(((2 * p - 1) * action) ** 2), abs=1e-12)
+
+
+@pytest.mark.parametrize("shots", [1, 7, 128, 1000])
+def test_sample_entropy_terms_are_f_log_f_of_the_counts(shots):
+    # reference: f log2 f of c / shots computed elementwise over a large (agents x outcomes) tensor, as the
+    # module did before the table; the table must give the same bits
+    from cognition.modules.unconscious import frequency_log_frequency
+
+    counts = torch.from_numpy(np.random.default_rng(shots).integers(0, shots + 1, size=(4096, 64)))
+    freq = counts.to(torch.float64) / shots
+    direct = freq * torch.log2(freq.clamp_min(1e-300))
+    assert torch.equal(frequency_log_frequency(shots)[counts], direct)

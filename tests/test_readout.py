@@ -86,3 +86,11 @@ def test_the_branch_free_search_finds_searchsorteds_outcome(outcomes):
     v[:, -1] = 0.0
     want = torch.searchsorted(cdf, v, right=True).clamp_max(outcomes - 1)
     assert torch.equal(outcomes_at(cdf, v), want)
+
+
+def test_parities_of_one_row_leave_it_alone():
+    # a single row's transpose is already contiguous: the transform must still work on a copy
+    p = np.random.default_rng(9).random((1, 8))
+    before = p.copy()
+    readout.parities(p, 3)
+    assert np.array_equal(p, before)

@@ -26,14 +26,26 @@ M_T = M^T (agents, k, D), W_T, U_T, so that each is one bmm without a copy.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import torch
 
-from cognition.modules.base import CognitiveModule, Proposal, per_agent, rowwise_matmul
+from cognition.modules.base import CognitiveModule, Proposal, batch_stable, per_agent, rowwise_matmul
 from cognition.modules.noise_match import matched_noise_scale, shot_noise_variance, tanh_noise_variance
 from quantum.readout import z_expectations
+
+
+@functools.lru_cache(maxsize=64)
+def frequency_log_frequency(shots: int) -> torch.Tensor:
+    """(shots + 1,) float64: f log2 f at the frequencies f = c / shots of c = 0 .. shots counts (0 at c = 0).
+
+    A count's term is looked up instead of taking a logarithm per outcome and agent; the table's
+    logarithms all run in torch's vectorised loop (batch_stable), as a large tensor's do, so the terms
+    are the ones ``f * log2(max(f, 1e-300))`` gives there, whatever the batch."""
+    freq = torch.arange(shots + 1, dtype=torch.float64).div_(shots)
+    return batch_stable(torch.log2, freq.clamp_min(1e-300)).mul_(freq)
 
 
 def associate(z, b_prev, M_T):
@@ -113,11 +125,10 @@ class QuantumUnconscious(Unconscious):
         b_prev = inputs["broadcast"]
         angles = torch.tanh(b_prev).detach().cpu().double().numpy()  # the builder scales by pi
         counts = self.sample(angles, streams)
-        freq = torch.from_numpy(counts).to(torch.float64).div_(self.cfg.shots)
         # <Z_q> of the sample: signed sums of the integer counts (exact), divided once
         z = torch.from_numpy(z_expectations(counts, self.circuit.n_qubits)).to(torch.float64).div_(self.cfg.shots)
         z = z.to(dtype=self.dtype, device=self.device)
-        plogp = freq.clamp_min(1e-300).log2_().mul_(freq)
+        plogp = frequency_log_frequency(self.cfg.shots)[torch.from_numpy(counts)]  # f log2 f of each outcome
         entropy = -plogp.sum(dim=1).to(dtype=self.dtype, device=self.device)
         content, salience = self._associate(z, b_prev, weights["M_T"])
         extras = {"sample_entropy_bits": entropy, "noise_var": shot_noise_variance(z, self.cfg.shots)}
