@@ -40,29 +40,36 @@ def _rows_times(probabilities: np.ndarray, table: torch.Tensor) -> np.ndarray:
 
 
 def parities(probabilities: np.ndarray, n: int) -> torch.Tensor:
-    """(B, 2^n) float64: column m is <prod_{q in m} Z_q> = sum_k p_k (-1)^popcount(k & m), every parity of
-    every subset m of the qubits (bit q of m: qubit q), column 0 the total probability. Integer counts
-    in, integer signed sums out (exact).
-
-    The Walsh-Hadamard transform of each row: n butterfly stages, stage q replacing the pair of entries
-    that differ in bit q by their sum and difference (n 2^n additions, half a (2^n x n) sign table's
-    multiply-adds for <Z> and <ZZ> together), on a batch-last copy so that every stage is a contiguous
-    vectorised loop. Elementwise, so a row's numbers do not depend on the batch.
-    """
+    """(B, 2^n): column m is <prod_{q in m} Z_q> = sum_k p_k (-1)^popcount(k & m), every parity of every
+    subset m of the qubits (bit q of m: qubit q), column 0 the total probability; float64, or integer
+    signed sums (exact) for integer counts. :func:`walsh_hadamard_` on a batch-last copy (the caller's
+    array is never written)."""
     rows = np.asarray(probabilities)
     rows = torch.from_numpy(rows if np.issubdtype(rows.dtype, np.integer) else rows.astype(np.float64, copy=False))
-    v = torch.empty((rows.shape[1], rows.shape[0]), dtype=rows.dtype)  # (2^n, B): every stage runs along the batch
-    v.copy_(rows.T)  # always a copy: the caller's array is never written
-    if n == 0:
-        return v.T
-    spare = torch.empty_like(v)
+    v = torch.empty((rows.shape[1], rows.shape[0]), dtype=rows.dtype)  # (2^n, B)
+    v.copy_(rows.T)
+    return walsh_hadamard_(v, n).T
+
+
+def walsh_hadamard_(v: torch.Tensor, n: int) -> torch.Tensor:
+    """The parities (2^n, B) of batch-last probabilities v (2^n, B), which it overwrites (returns v or a
+    second buffer): n butterfly stages, stage q replacing the two entries that differ in bit q by their sum
+    and difference (n 2^n additions: half a (2^n x n) sign table's multiply-adds for <Z> and <ZZ>
+    together). Each stage is a contiguous loop along the batch, elementwise, so a column's numbers do
+    not depend on the batch."""
+    spare = torch.empty_like(v) if n else v
     for q in range(n):
         pair = v.view(1 << (n - q - 1), 2, 1 << q, v.shape[1])
         out = spare.view(pair.shape)
         torch.add(pair[:, 0], pair[:, 1], out=out[:, 0])
         torch.sub(pair[:, 0], pair[:, 1], out=out[:, 1])
         v, spare = spare, v
-    return v.T
+    return v
+
+
+def z_zz_columns(n: int, pairs: list[tuple[int, int]]) -> list[int]:
+    """The parities' columns of <Z_q> (q = 0..n-1) and then of <Z_a Z_b> for each pair."""
+    return [1 << q for q in range(n)] + [(1 << a) | (1 << b) for a, b in pairs]
 
 
 def z_expectations(probabilities: np.ndarray, n: int) -> np.ndarray:
@@ -102,10 +109,8 @@ def z_zz_expectations(probabilities: np.ndarray, n: int, pairs: list[tuple[int, 
         blocks = [_pair_block_sums(probabilities, n, a, b) for a, b in pairs]
         zz = [m[:, 0, 0] + m[:, 1, 1] - m[:, 0, 1] - m[:, 1, 0] for m in blocks]
         return z, np.stack(zz, axis=1) if zz else np.empty((probabilities.shape[0], 0))
-    every = parities(probabilities, n)
-    z = every[:, [1 << q for q in range(n)]]
-    zz = every[:, [(1 << a) | (1 << b) for a, b in pairs]]
-    return z.numpy(), zz.numpy()
+    both = parities(probabilities, n)[:, z_zz_columns(n, pairs)].numpy()
+    return both[:, :n], both[:, n:]
 
 
 def validate_uniforms(uniforms, batch: int) -> np.ndarray:

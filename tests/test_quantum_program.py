@@ -81,3 +81,19 @@ def test_a_tail_of_permutations_and_phases_reorders_the_probabilities():
     params = np.random.default_rng(5).uniform(-np.pi, np.pi, size=(40, 4))
     got = make_backend("torch", max_qubits=4, threads=1).probabilities(circuit, params)
     np.testing.assert_allclose(got, reference_probabilities(circuit, params), rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("precision", ["double", "single"])
+def test_chunked_z_zz_equal_those_of_the_probabilities(precision):
+    # the torch backend takes <Z> and <ZZ> from each chunk's batch-last probabilities; reference: the same
+    # read-outs from the (B, 2^n) probabilities (quantum.readout), bit for bit, over three chunks
+    from quantum.readout import z_zz_expectations
+
+    backend = make_backend("torch", max_qubits=6, threads=1, precision=precision)
+    circuit = random_template(6, n_gates=30, n_params=4, seed=8)
+    params = np.random.default_rng(2).uniform(-np.pi, np.pi, size=(2 * backend.rows_per_chunk(6) + 5, 4))
+    pairs = [(0, 1), (5, 2)]
+    z, zz = backend.expectations_z_zz(circuit, params, pairs)
+    want_z, want_zz = z_zz_expectations(backend.probabilities(circuit, params), 6, pairs)
+    assert np.array_equal(z, want_z) and np.array_equal(zz, want_zz)
+    assert np.array_equal(backend.expectations_z(circuit, params), want_z)

@@ -17,8 +17,7 @@ from quantum.caps import check_width
 from quantum.circuits import CircuitTemplate
 from quantum.errors import QuantumMemoryError
 from quantum.memory import DEFAULT_HEADROOM, MiB, MemoryPlan, plan, statevector_bytes
-from quantum.readout import (one_probabilities, sample_counts, validate_pairs, validate_uniforms, z_expectations,
-                             z_zz_expectations, zz_expectations)
+from quantum.readout import one_probabilities, sample_counts, validate_pairs, validate_uniforms, z_zz_expectations
 
 # Without a budget a backend gets what its cap needs, and at least this much.
 DEFAULT_MIN_BUDGET_BYTES = 256 * MiB
@@ -121,7 +120,7 @@ class QuantumBackend(abc.ABC):
 
     def expectations_z(self, circuit: CircuitTemplate, params) -> np.ndarray:
         """<Z_q> per parameter set: (B, n) float64."""
-        return z_expectations(self.probabilities(circuit, params), circuit.n_qubits)
+        return self._z_zz(circuit, self.check(circuit, params), [])[0]
 
     def marginals(self, circuit: CircuitTemplate, params) -> np.ndarray:
         """The single-qubit Born marginals P(q=1) per parameter set: (B, n) float64."""
@@ -130,12 +129,17 @@ class QuantumBackend(abc.ABC):
     def expectations_zz(self, circuit: CircuitTemplate, params, pairs) -> np.ndarray:
         """<Z_a Z_b> for each (a, b) in pairs: (B, len(pairs)) float64."""
         pairs = validate_pairs(pairs, circuit.n_qubits)
-        return zz_expectations(self.probabilities(circuit, params), circuit.n_qubits, pairs)
+        return self._z_zz(circuit, self.check(circuit, params), pairs)[1]
 
     def expectations_z_zz(self, circuit: CircuitTemplate, params, pairs) -> tuple[np.ndarray, np.ndarray]:
         """``expectations_z`` and ``expectations_zz`` of one simulation: the circuit runs once, not twice."""
         pairs = validate_pairs(pairs, circuit.n_qubits)
-        return z_zz_expectations(self.probabilities(circuit, params), circuit.n_qubits, pairs)
+        return self._z_zz(circuit, self.check(circuit, params), pairs)
+
+    def _z_zz(self, circuit: CircuitTemplate, params: np.ndarray, pairs) -> tuple[np.ndarray, np.ndarray]:
+        """(<Z_q> (B, n), <Z_a Z_b> (B, len(pairs))) for validated params, from the exact probabilities
+        (quantum.readout); a backend may compute them without materialising the (B, 2^n) probabilities."""
+        return z_zz_expectations(self._probabilities(circuit, params), circuit.n_qubits, pairs)
 
     def sample(self, circuit: CircuitTemplate, params, uniforms) -> np.ndarray:
         """Counts (B, 2^n) int64 of ``shots`` measurements per parameter set, from uniforms (B, shots) on [0, 1).

@@ -18,7 +18,7 @@ from quantum.errors import BackendUnavailableError
 from quantum.gate_matrices import gate_angles, run_matrices
 from quantum.memory import MiB, statevector_bytes
 from quantum.program import Program, compile_program, probability_steps, state_steps_and_reorder
-from quantum.readout import z_signs
+from quantum.readout import TABLE_MAX_QUBITS, walsh_hadamard_, z_signs, z_zz_columns
 
 # CPU chunks of this many bytes of state: 2048 six-qubit rows in double precision (beyond, the chunk's state and
 # its spare copy spill out of a core's 2 MiB L2 cache; docs/performance.md).
@@ -82,9 +82,25 @@ class TorchStatevectorBackend(QuantumBackend):
         return rows - rows % ALIGN if rows >= ALIGN else 1
 
     def _probabilities(self, circuit: CircuitTemplate, params: np.ndarray) -> np.ndarray:
+        return self._each_chunk(circuit, params, 1 << circuit.n_qubits, lambda p: p)
+
+    def _z_zz(self, circuit: CircuitTemplate, params: np.ndarray, pairs) -> tuple[np.ndarray, np.ndarray]:
+        """<Z> and <ZZ> as columns of each chunk's Walsh-Hadamard transform, taken on the batch-last
+        probabilities as they come out (the same numbers as from the (B, 2^n) probabilities, no transposes)."""
+        n = circuit.n_qubits
+        if n > TABLE_MAX_QUBITS:
+            return super()._z_zz(circuit, params, pairs)
+        columns = self._torch.as_tensor(z_zz_columns(n, pairs), device=self.device)
+        both = self._each_chunk(circuit, params, len(columns),
+                                lambda p: walsh_hadamard_(p.double(), n).index_select(0, columns))
+        return both[:, :n], both[:, n:]
+
+    def _each_chunk(self, circuit: CircuitTemplate, params: np.ndarray, width: int, reduce) -> np.ndarray:
+        """(B, width) float64: ``reduce`` of each chunk's probabilities (2^n, rows) -> (width, rows), which
+        it may overwrite, written into the rows of its parameter sets."""
         torch = self._torch
         n, batch = circuit.n_qubits, params.shape[0]
-        out = np.empty((batch, 1 << n))
+        out = np.empty((batch, width))
         out_T = torch.from_numpy(out)
         step = self.rows_per_chunk(n)
         threads = self.intra_op_threads(min(step, batch) << n)
@@ -99,7 +115,7 @@ class TorchStatevectorBackend(QuantumBackend):
                 run = _Run(self, self._program(circuit), params_T)
                 for start in range(0, batch, step):
                     stop = min(start + step, batch)
-                    p = run.probabilities(slice(start, start + step if step > 1 else stop))
+                    p = reduce(run.probabilities(slice(start, start + step if step > 1 else stop)))
                     out_T[start:stop].copy_(p[:, :stop - start].T)  # one blocked transposing copy
         finally:
             if previous_threads != threads:
