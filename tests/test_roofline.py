@@ -76,6 +76,10 @@ def test_lite_counts_the_reservoir_run_and_the_sampler():
     sampler = 6 * (4 + 64) + kronecker + (6 * 64 + 6 * (2 * 64 + 3) + 6 * 64) + 6 * (896 + 4) + 3 * 64 + 8
     assert terms["unconscious.circuit"]["flop"] == sampler
     assert terms["expectation.rls_update"]["what"].startswith("RLS update, P (13x13)")  # 6 <Z> + 6 <ZZ> + 1
+    # <Z> and <ZZ>: 6 butterfly stages of 64 sums and differences; the sample's <Z> in integers (no FLOP) and 6
+    # divisions, the entropy's 64-term sum of looked-up f log f, the shot-noise variance (4 x 6 + 1)
+    assert terms["expectation.parities"]["flop"] == 6 * 64
+    assert terms["unconscious.z_entropy"]["flop"] == 6 + 64 + 4 * 6 + 1
     # the closed form: H, H^2 (a 4x4 product), mean + centring + Frobenius half gap (4 + 2 + 32), roots and half
     # sums, 14 special functions with 20 other operations, the divided difference, three (4x4)(4x3) products
     # (96 each, one in two blends of 24), |a|^2, P(act)

@@ -170,9 +170,9 @@ def count(cfg) -> dict:
             run = circuit_run(angle_encoded_reservoir(n, D, e.depth))
             terms["expectation.encode"] = term("tanh of the broadcast", D, F8 * 2 * D)
             terms["expectation.circuit"] = dict(run, what=run["what"] + ", once for <Z> and <ZZ>")
-            terms["expectation.readout_z"] = term("<Z_q> from the probabilities", n * amps, F8 * (amps + n))
-            terms["expectation.readout_zz"] = term("<Z_q Z_q+1> from the probabilities", pairs * (amps + 3),
-                                                   F8 * (amps + pairs))
+            terms["expectation.parities"] = term(  # quantum.readout.walsh_hadamard_
+                "<Z_q> and <Z_q Z_q+1>: the probabilities' Walsh-Hadamard transform", n * amps,
+                F8 * (amps + n + pairs))
             F = n + pairs
         else:
             terms["expectation.gru"] = gru_cell(D, e.hidden)
@@ -190,8 +190,10 @@ def count(cfg) -> dict:
             terms["unconscious.shots"] = term(
                 f"{u.shots} shots: inverse transform over {amps} outcomes (cumulative sum, {n} comparisons a shot)",
                 amps + u.shots * (n + 2), F8 * (2 * amps + u.shots), draws=u.shots, blocks=(u.shots + 3) // 4)
+            # <Z>: the counts' Walsh-Hadamard transform in integers (not FLOP), n divisions; the entropy: a table's
+            # f log f per count (a lookup), summed; the shot-noise variance 4n + 1
             terms["unconscious.z_entropy"] = term("<Z> of the sample, its entropy, shot-noise variance",
-                                                  amps + 2 * amps * n + 4 * amps + 1 + 4 * n, F8 * (amps + n + 2))
+                                                  n + amps + 4 * n + 1, F8 * (amps + n + 2))
             k = n
         else:
             terms.update(rnn_terms(D, u.hidden, node_count(u.noise)))
