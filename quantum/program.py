@@ -143,12 +143,12 @@ def probability_steps(program: Program) -> tuple[tuple, ...]:
     return tuple(steps)
 
 
-def state_steps_and_reorder(steps: tuple[tuple, ...]) -> tuple[tuple[tuple, ...], tuple[int, ...] | None]:
-    """``steps`` (as `probability_steps` gives them) without the permutation and diagonal steps at their end,
-    and the reordering those apply to the probabilities, ``p_final[k] = p[reorder[k]]`` (None if none):
-    a diagonal step there multiplies amplitudes by phases of modulus 1 and a permutation moves them, so
-    |amplitude|^2 after the tail is |amplitude|^2 before it, reordered by the composed permutations."""
-    steps = list(steps)
+def state_steps_and_reorder(program: Program) -> tuple[tuple[tuple, ...], tuple[int, ...] | None]:
+    """The steps that must run on the state, and the reordering the rest applies to the probabilities,
+    ``p_final[k] = p[reorder[k]]`` (None if none). The permutation and diagonal steps at the end are left
+    out: a diagonal step there multiplies amplitudes by phases of modulus 1 and a permutation moves them,
+    so |amplitude|^2 after the tail is |amplitude|^2 before it, reordered by the composed permutations."""
+    steps = list(program.steps)
     reorder = None
     while steps and steps[-1][0] in ("perm", "diag"):
         kind, index, *_ = steps.pop()

@@ -76,7 +76,7 @@ def test_a_tail_of_permutations_and_phases_reorders_the_probabilities():
              Gate("rx", (1,), param=1), Gate("cx", (0, 2)), Gate("rzz", (1, 3), param=2), Gate("swap", (2, 3)),
              Gate("cz", (0, 3)), Gate("cx", (3, 1))]
     circuit = CircuitTemplate("tail", 4, 4, tuple(gates))
-    steps, reorder = state_steps_and_reorder(probability_steps(compile_program(circuit)))
+    steps, reorder = state_steps_and_reorder(compile_program(circuit))
     assert [s[0] for s in steps] == ["diag", "u"] and reorder is not None
     params = np.random.default_rng(5).uniform(-np.pi, np.pi, size=(40, 4))
     got = make_backend("torch", max_qubits=4, threads=1).probabilities(circuit, params)

@@ -17,7 +17,7 @@ from quantum.circuits import CircuitTemplate
 from quantum.errors import BackendUnavailableError
 from quantum.gate_matrices import gate_angles, run_matrices
 from quantum.memory import MiB, statevector_bytes
-from quantum.program import Program, compile_program, probability_steps, state_steps_and_reorder
+from quantum.program import Program, compile_program, state_steps_and_reorder
 from quantum.readout import TABLE_MAX_QUBITS, walsh_hadamard_, z_signs, z_zz_columns
 
 # CPU chunks of this many bytes of state: 2048 six-qubit rows in double precision (beyond, the chunk's state and
@@ -128,8 +128,10 @@ class _Run:
 
     def __init__(self, backend: TorchStatevectorBackend, program: Program, params_T):
         self.torch, self.dtype, self.program, self.params_T = backend._torch, backend._dtype, program, params_T
-        self.steps, reorder = state_steps_and_reorder(probability_steps(program))
-        self.reorder = None if reorder is None else backend._torch.as_tensor(reorder, device=params_T.device)
+        self.steps, reorder = state_steps_and_reorder(program)
+        as_index = lambda index: backend._torch.as_tensor(index, device=params_T.device)  # noqa: E731
+        self.reorder = None if reorder is None else as_index(reorder)
+        self.gathers = {k: as_index(s[1]) for k, s in enumerate(self.steps) if s[0] == "perm"}
         self.runs = [g for g in program.product.values() if g] + [s[2] for s in self.steps if s[0] == "u"]
         self.z = z_signs(program.n_qubits).to(params_T.device)  # (2^n, n): Z_q's eigenvalues
 
@@ -154,8 +156,7 @@ class _Run:
                 else:  # signs only (CZ): both parts times +-1, exact
                     self.torch.view_as_real(psi).mul_(phase[:, :, None])
             else:
-                index = self.torch.as_tensor(step[1], device=psi.device)
-                psi, spare = self.torch.index_select(psi, 0, index, out=spare), psi
+                psi, spare = self.torch.index_select(psi, 0, self.gathers[k], out=spare), psi
         p = psi.real ** 2 + psi.imag ** 2
         return p if self.reorder is None else self.torch.index_select(p, 0, self.reorder)
 
