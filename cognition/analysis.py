@@ -1,14 +1,14 @@
-"""End-of-run Phi summary: the per-cycle mean with its CI, and the whole-run estimate.
+"""End-of-run Phi summary: the run's estimate (the headline) and the descriptive per-cycle mean.
 
-Two numbers answer two questions:
-
-* ``mean_bits``: the average over cycles of the per-cycle Phi (each over a
-  trailing window of cycles, pooled over agents). Its confidence interval is a
-  batch-means t interval of that series (non-overlapping batches as long as the window,
-  because overlapping windows make neighbouring values dependent; Schmeiser 1982).
-* ``whole_run``: Phi estimated once from every recorded cycle and agent, with
-  the bootstrap CI and the surrogate null model of :func:`cognition.phi.estimate`
-  (the p-value says whether Phi is distinguishable from zero).
+* ``headline_bits``: the whole-run estimate of :func:`cognition.phi.estimate` on every recorded
+  cycle and agent: for an ensemble, the mean over agents of each agent's own Phi (its minimum over
+  bipartitions, bias-corrected), with its interval across agents (``headline_ci_bits``) and the
+  within-agent trial-shuffling test (``headline_p_value``); ``integrated`` joins them into one
+  verdict. This is the number the run reports and every comparison reads.
+* ``mean_bits`` (descriptive): the average over cycles of the per-cycle Phi, each over a trailing
+  window of cycles pooled over agents, so of the mixture of agents, not of any one. Its batch-means
+  t interval (non-overlapping batches as long as the window; Schmeiser 1982) describes that series;
+  it is not calibrated as an estimate of any agent's integration.
 """
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[
 
 
 def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
-    """Phi over every recorded cycle and agent, with CI and null model (None if too few samples)."""
+    """Phi over every recorded cycle and agent, with CI and test; a note instead where it cannot be estimated."""
     from cognition import phi
     from cognition.benchmarks.calibration import applicable_calibration
 
@@ -68,23 +68,50 @@ def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
         r = phi.estimate(units, lag=cfg.phi.lag, shrinkage=cfg.phi.shrinkage, bootstrap=cfg.phi.bootstrap,
                          surrogates=cfg.phi.surrogates, seed=cfg.run.seed, confidence=cfg.phi.confidence,
                          centre=cfg.phi.centre)
-    except ValueError as exc:  # e.g. fewer lagged samples than variables
+    except ValueError as exc:  # e.g. too few cycles per agent for a calibrated per-agent estimate
         return {"whole_run": None, "whole_run_note": str(exc)}
     whole = r.to_dict()
     mib = [list(map(int, part)) for part in r.mib]
     whole["mib_named"] = [[unit_names[i] for i in part] for part in mib]
     measure = cfg.phi.measure
     weakest = (r.weakest_cut or {}).get(measure)
+    per_agent = r.per_agent is not None
+    ci = list((r.ci or {}).get(measure, ())) or None
+    p = (r.p_value or {}).get(measure)
     return {"whole_run": whole, "partition": mib, "partition_named": whole["mib_named"],
             "weakest_cut": None if weakest is None else [[unit_names[i] for i in part] for part in weakest],
-            "headline_bits": r.headline(measure), "headline_ci_bits": list((r.ci or {}).get(measure, ())) or None,
-            "headline_p_value": (r.p_value or {}).get(measure), "mib_stability": r.mib_stability,
-            "mib_candidates": r.mib_candidates,
-            "calibration": (applicable_calibration(units.shape[0], units.shape[1])
-                            if r.bias_corrected is not None else None),
-            "headline_method": ("bias-corrected whole-run estimate, within agents (shared course removed)"
-                                if r.bias_corrected is not None
-                                else "plug-in whole-run estimate")}
+            "headline_bits": r.headline(measure), "headline_ci_bits": ci, "headline_p_value": p,
+            "integrated": integration_verdict(r.headline(measure), ci, p, cfg.criteria.alpha),
+            "mib_stability": r.mib_stability,
+            "calibration": applicable_calibration(units.shape[0], units.shape[1]) if per_agent else None,
+            "headline_method": ("mean over agents of each agent's own Phi (its minimum over bipartitions, "
+                                "bias-corrected; shared course removed)" if per_agent
+                                else "plug-in whole-run estimate, pooled over agents (descriptive)")}
+
+
+def integration_verdict(headline: float, ci, p, alpha: float) -> dict:
+    """One answer to "is the ensemble integrated?" from the headline, its interval and the test.
+
+    Integrated only when the test rejects (p < alpha: every bipartition is crossed by coupling within
+    agents) and the interval of the mean per-agent Phi lies above 0; both are level-alpha statements, so
+    requiring both keeps the level (an intersection-union rule). When they disagree the reason says which.
+    """
+    if p is None or ci is None:
+        missing = " and ".join(w for w, v in (("no test (phi.surrogates: 0)", p), ("no interval (phi.bootstrap: 0)",
+                                                                                      ci)) if v is None)
+        return {"passed": False, "reason": f"not judged: {missing}"}
+    test, above = p < alpha, ci[0] > 0
+    if test and above:
+        reason = "the test rejects independence at every bipartition and the interval of the per-agent mean is above 0"
+    elif test:
+        reason = ("the test finds every bipartition crossed by coupling in some agents, but the interval of the "
+                  "mean per-agent Phi includes 0: integration is not shown for the agents on average")
+    elif above:
+        reason = (f"the interval of the mean per-agent Phi is above 0, but some bipartition's parts are not shown "
+                  f"to be coupled (p = {p:.3g} >= {alpha}): not shown")
+    else:
+        reason = "neither the test nor the interval shows integration"
+    return {"passed": bool(test and above), "reason": reason}
 
 
 def broadcast_cut(unit_names: list[str]) -> np.ndarray:
@@ -104,11 +131,11 @@ def summarise_controls(cfg, groups: dict, cycles: int, unit_names: list[str]) ->
     measure = cfg.phi.measure
     intact, yoked = groups["intact"][:, :cycles], groups["yoked"][:, :cycles]
     cut = broadcast_cut(unit_names)
-    opts = dict(lag=cfg.phi.lag, confidence=cfg.phi.confidence, shrinkage=float(cfg.phi.shrinkage or 0.0))
+    opts = dict(lag=cfg.phi.lag, confidence=cfg.phi.confidence, seed=cfg.run.seed)
     try:
         at_cut = paired_difference(intact, yoked, cut=cut, **opts)
-        at_mib = paired_difference(intact, yoked, **opts)
-    except ValueError as exc:  # too few agents or cycles for the paired jackknife, a constant unit
+        at_mib = {**at_cut["at_mib"], "pairs": at_cut["pairs"], "dof": at_cut["dof"]}
+    except ValueError as exc:  # too few agents or cycles for a per-agent estimate, a constant unit
         return {"yoked": None, "lesion": cfg.control.lesion, "note": str(exc)}
 
     def row(d, method):
@@ -118,11 +145,10 @@ def summarise_controls(cfg, groups: dict, cycles: int, unit_names: list[str]) ->
                 "excludes_zero": bool(m["ci"][0] > 0 or m["ci"][1] < 0), "method": method}
 
     return {"lesion": cfg.control.lesion, "measure": measure, "confidence": cfg.phi.confidence,
-            "yoked": {**row(at_cut, "bias-corrected whole-run Phi (within agents) at the broadcast cut, fixed in "
-                                    "advance; delete-one-pair jackknife t interval"),
+            "yoked": {**row(at_cut, "per-agent bias-corrected Phi at the broadcast cut, fixed in advance; mean "
+                                    "of the agent-minus-twin differences with a t interval across pairs"),
                       "cut": [[n for n, w in zip(unit_names, cut) if not w], [n for n, w in zip(unit_names, cut) if w]],
-                      "at_mib": row(at_mib, "at each side's own MIB; union of the jackknife t intervals over the "
-                                            "plausible MIB pairs (selection-aware)") | {"mib_candidates":
-                                                                                        at_mib["candidates"]},
+                      "at_mib": row(at_mib, "each agent's own minimum over bipartitions on both sides "
+                                            "(descriptive: each minimum carries its own selection shift)"),
                       "twins_identical": bool(np.array_equal(intact, yoked)), "pairs": at_cut["pairs"],
                       "dof": at_cut["dof"]}}

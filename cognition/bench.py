@@ -25,7 +25,8 @@ SUITES = {
     "calibration": "false-positive rates and power of the integration test, bias, CI coverage on an exact VAR(1)",
     "meanci": "coverage of the report's CI of mean per-cycle Phi on a stationary VAR(1)",
     "workspace": "competition figures and the yoked control over seeds, with its null (twins to other donors)",
-    "compare": "false-positive rate of cognition.report's across-run test on same-mode, different-seed groups",
+    "compare": "false-positive rate of cognition.report's across-run test (headline Phi) on same-mode, "
+               "different-seed groups",
 }
 
 

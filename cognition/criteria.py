@@ -1,12 +1,12 @@
 """Success criteria, checked at the end of a run (config section ``criteria``).
 
 Each default criterion tests a hypothesis and can fail for it (docs/architecture.md,
-"Criteria"): "integrated" fails when some bipartition's parts are independent (the
-trial-shuffling test of cognition/phi/cut_test.py); "the broadcast integrates" fails
-when the agents' Phi is not above their yoked twins' (cognition/controls.py). A floor on
-absolute Phi (``min_mean_phi_bits``) is available but not a default: the same data give
-0.47-1.54 bits under different window and shrinkage settings, so a fixed number tests
-nothing by itself.
+"Criteria"), and each prints the number it judges: "Phi estimated and finite" the headline
+(the mean per-agent Phi); "integrated" the verdict of cognition.analysis.integration_verdict
+(the within-agent trial-shuffling test of cognition/phi/cut_test.py and the headline's
+interval, both required); "the broadcast integrates" the agents' Phi minus their yoked
+twins' (cognition/controls.py). A floor on the headline (``min_mean_phi_bits``) is available
+but not a default: a fixed number tests nothing by itself.
 """
 from __future__ import annotations
 
@@ -21,21 +21,27 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
             "required": "completed"},
            {"name": "unrecovered errors", "passed": unrecovered_errors <= c.max_unrecovered_errors,
             "value": unrecovered_errors, "required": f"<= {c.max_unrecovered_errors}"}]
-    mean = phi_summary.get("mean_bits")
+    headline = phi_summary.get("headline_bits")
+    finite = headline is not None and math.isfinite(headline)
     if c.require_phi:
-        out.append({"name": "Phi estimated and finite", "passed": mean is not None and math.isfinite(mean),
-                    "value": mean, "required": "a finite number of bits"})
+        out.append({"name": "Phi estimated and finite (the headline, per-agent mean)", "passed": finite,
+                    "value": headline if headline is not None else (phi_summary.get("whole_run_note")
+                                                                    or "not estimated"),
+                    "required": "a finite number of bits"})
     if c.min_mean_phi_bits is not None:
-        out.append({"name": "mean Phi", "passed": mean is not None and mean >= c.min_mean_phi_bits,
-                    "value": mean, "required": f">= {c.min_mean_phi_bits} bits"})
+        out.append({"name": "Phi (the headline, per-agent mean)", "passed": finite and headline >= c.min_mean_phi_bits,
+                    "value": headline, "required": f">= {c.min_mean_phi_bits} bits"})
     if c.require_significant:
-        whole = phi_summary.get("whole_run") or {}
-        p = (whole.get("p_value") or {}).get(cfg.phi.measure)
-        passed = p is not None and p < c.alpha
-        out.append({"name": "integrated: every bipartition crossed by coupling (trial-shuffling test)",
-                    "passed": passed, "value": p,
-                    "required": f"p-value < {c.alpha}" + (" (needs phi.surrogates > 0)"
-                                                                      if cfg.phi.surrogates == 0 else "")})
+        verdict = phi_summary.get("integrated") or {"passed": False,
+                                                    "reason": phi_summary.get("whole_run_note") or "not estimated"}
+        ci, p = phi_summary.get("headline_ci_bits"), phi_summary.get("headline_p_value")
+        value = (f"{headline:.4f} bits (CI {ci[0]:.4f} .. {ci[1]:.4f}), p = {p:.3g}: {verdict['reason']}"
+                 if finite and ci and p is not None else verdict["reason"])
+        out.append({"name": "integrated: every bipartition crossed by coupling within agents, and the headline "
+                            "above 0", "passed": bool(verdict["passed"]), "value": value,
+                    "required": f"test p-value < {c.alpha} and the headline's CI above 0"
+                                + (" (needs phi.surrogates > 0 and phi.bootstrap > 0)"
+                                   if cfg.phi.surrogates == 0 or cfg.phi.bootstrap == 0 else "")})
     if c.require_broadcast_effect:
         out.append(_broadcast_effect(controls))
     if not c.allow_classical_fallback:

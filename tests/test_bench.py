@@ -71,21 +71,41 @@ def test_runtime_suite_measures_plans_rss_and_checkpoints(tmp_path):
 @pytest.mark.integration
 def test_compare_suite_measures_the_reports_own_test_and_reuses_runs(tmp_path):
     """issue 16 item 3: the calibration of cognition.report's across-run test; the p-values it counts
-    are the ones `python -m cognition.report --group ...` prints for the same runs."""
+    are the ones `python -m cognition.report` prints for the same runs (the runs' headline Phi)."""
     runs = tmp_path / "runs"
-    args = ("--modes", "disabled", "--group-size", "2", "--comparisons", "1", "--cycles", "20", "--runs", runs)
+    args = ("--modes", "disabled", "--group-size", "2", "--comparisons", "1", "--cycles", "45", "--runs", runs)
     res, result = bench(tmp_path, "compare", *args)
     null = result["null"]["disabled"]
     assert (null["runs"], null["across_runs"]["of"], null["within_seed"]["of"]) == (4, 1, 2)
     assert "4 to make" in res.stdout and "disjoint comparisons" in res.stdout and result["power"] is None
+    assert "headline Phi over seeds" in res.stdout and "mean_bits" not in null
     dirs = sorted(runs.iterdir(), key=lambda p: int(p.name.rsplit("-s", 1)[1]))
     cli = command("cognition.report", "--group", *dirs[:2], "--group", *dirs[2:], "--out", tmp_path / "cmp")
     assert cli.returncode == 0, cli.stderr
     (test,) = json.loads((tmp_path / "cmp" / "comparison.json").read_text())["tests"]
     assert null["p_values_across_runs"] == [test["p_value"]]
     assert null["across_runs"]["rejected"] == int(test["p_value"] < 0.05)
+    cli = command("cognition.report", *dirs[:2], "--out", tmp_path / "pair")  # one run per side
+    assert cli.returncode == 0, cli.stderr
+    (test,) = json.loads((tmp_path / "pair" / "comparison.json").read_text())["tests"]
+    assert null["p_values_within_seed"][0] == test["p_value"]
+    # the statistics beside the rates, from the runs' own report.json
+    phis = [json.loads((d / "report.json").read_text())["phi"] for d in dirs]
+    headlines = [phi["headline_bits"] for phi in phis]
+    assert null["mean_headline_bits"] == pytest.approx(sum(headlines) / 4, abs=1e-12)
+    ses = sorted(phi["whole_run"]["se"][phi["measure"]] for phi in phis)
+    assert null["median_within_seed_se_bits"] == pytest.approx((ses[1] + ses[2]) / 2, abs=1e-12)
     again, _ = bench(tmp_path, "compare", *args)
     assert "4 of 4 reused" in again.stdout
+
+
+@pytest.mark.integration
+def test_compare_suite_stops_on_runs_without_a_headline(tmp_path):
+    res = command("cognition.bench", "compare", "--modes", "disabled", "--group-size", "2", "--comparisons", "1",
+                  "--cycles", "20")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "no headline Phi to compare" in line and "--cycles" in line
 
 
 def test_clopper_pearson_interval_at_the_ends():

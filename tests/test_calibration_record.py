@@ -1,15 +1,17 @@
-"""Reports quote the measured calibration that applies to their size (issue 14)."""
+"""Reports quote the measured calibration that applies to their size (issues 14 and 30)."""
 import json
 
-from cognition.benchmarks.calibration import applicable_calibration
+from cognition.benchmarks.calibration import RECORD, applicable_calibration
 from cognition.reporting.sections import calibration_text
 
 
 def _record(tmp_path):
-    rows = [{"agents": a, "cycles": c, "draws": 200, "coverage_true_mib": cov, "coverage_stated_mib": cov,
-             "power": 1.0} for (a, c), cov in (((8, 50), 0.91), ((8, 200), 0.93), ((32, 50), 0.94))]
-    table = {"settings": {"alpha": 0.05, "seed": 1}, "coverage": rows,
-             "null_families": [{"family": "stationary", "false_positive_rate": 0.01, "systems": 200}]}
+    nulls = [{"family": "stationary", "agents": a, "cycles": 50, "systems": 200, "false_positive_rate": fp,
+              "verdict_rate": 0.0} for a, fp in ((8, 0.01), (32, 0.02))]
+    accuracy = [{"family": "random", "agents": a, "cycles": c, "draws": 100, "median_error_bits": err,
+                 "coverage": cov, "power": 1.0}
+                for (a, c), err, cov in (((8, 50), 0.03, 0.91), ((8, 200), 0.01, 0.93), ((32, 50), 0.02, 0.94))]
+    table = {"settings": {"alpha": 0.05, "seed": 1}, "accuracy": accuracy, "null_families": nulls}
     path = tmp_path / "record.json"
     path.write_text(json.dumps({"calibration": table}))  # as the bench's --json writes it
     return path
@@ -18,13 +20,23 @@ def _record(tmp_path):
 def test_the_nearest_measured_size_is_quoted_and_marked(tmp_path):
     path = _record(tmp_path)
     exact = applicable_calibration(8, 50, path)
-    assert exact["exact_size"] and exact["coverage"]["coverage_true_mib"] == 0.91
+    assert exact["exact_size"] and exact["accuracy"][0]["coverage"] == 0.91
+    assert exact["null_families"][0]["false_positive_rate"] == 0.01
     near = applicable_calibration(8, 400, path)
-    assert not near["exact_size"] and near["coverage"]["cycles"] == 200
-    assert applicable_calibration(64, 40, path)["coverage"]["agents"] == 32
+    assert not near["exact_size"] and near["size"] == [8, 200]
+    far = applicable_calibration(64, 40, path)
+    assert far["size"] == [32, 50] and far["null_families"][0]["false_positive_rate"] == 0.02
     text = calibration_text(near)
-    assert "stationary 1.0%" in text and "93.0%" in text and "nearest size measured" in text
+    assert "stationary 1.0%" in text and "93%" in text and "nearest size measured" in text
     assert "calibration --seed 1" in text
+
+
+def test_the_installed_record_covers_the_main_job_and_the_new_families():
+    calib = applicable_calibration(32, 50, RECORD)
+    assert calib is not None and calib["exact_size"] and calib["null_size"] == [32, 50]
+    families = {r["family"] for r in calib["null_families"]}
+    assert any("shared drive" in f for f in families) and any("heterogeneous" in f for f in families)
+    assert len(calib["accuracy"]) >= 3
 
 
 def test_no_record_no_quote(tmp_path):

@@ -18,10 +18,11 @@ from cognition.runtime.unit_history import read_history
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def shared_run(tmp_path_factory, mode: str, cycles: int = 36, seed: int = 0) -> Path:
+def shared_run(tmp_path_factory, mode: str, cycles: int = 44, seed: int = 0) -> Path:
     """A short run in the session's base temp dir, made once and reused by every report test module.
-    ``mode``: classical, lite or quick (``--quick``: 3 cycles, no Phi). 36 cycles: the first 11 fill the
-    12-cycle Phi window, and the 25 per-cycle values left make the two batches the mean's CI needs."""
+    ``mode``: classical, lite or quick (``--quick``: 3 cycles, no Phi). 44 cycles: the per-agent whole-run
+    estimate of 7 units needs 43 (docs/phi.md), the first 11 fill the 12-cycle Phi window, and the 33
+    per-cycle values left make the two batches the mean's CI needs."""
     from cognition.validate import main
 
     out = tmp_path_factory.getbasetemp() / "report-runs" / f"{mode}-{cycles}{f'-s{seed}' if seed else ''}"
@@ -60,7 +61,10 @@ def test_every_section_is_in_markdown_and_html(lite_run):
 
 def test_numbers_carry_units(lite_run):
     md = (lite_run / "report.md").read_text()
-    assert re.search(r"mean phi_r over cycles: -?\d+\.\d{4} bits, CI \[-?\d+\.\d{4}, -?\d+\.\d{4}\] bits", md)
+    assert re.search(r"phi_r \(the headline: mean over agents of each agent's own Phi\): -?\d+\.\d{4} bits, "
+                     r"CI \[-?\d+\.\d{4}, -?\d+\.\d{4}\] bits", md)
+    assert re.search(r"mean over cycles \(descriptive[^)]*\): -?\d+\.\d{4} bits, 95% CI \[-?\d+\.\d{4}, "
+                     r"-?\d+\.\d{4}\] bits", md)
     assert re.search(r"peak resident memory \(RSS\) of the process: \d+\.\d MiB", md)
     assert re.search(r"median \d[\d.e-]* s per cycle", md)
     assert re.search(r"mean entropy of the sampled bitstrings \d+\.\d{4} bits", md)  # quantum sampler only
@@ -176,6 +180,8 @@ def test_a_run_too_short_for_per_cycle_phi_still_gets_a_full_report(tmp_path):
     md = (out / "report.md").read_text()
     for title in SECTIONS:
         assert f"\n## {title}\n" in md, title
-    assert "mean over cycles: n/a (no cycle reached the Phi window of 12 cycles)" in md
+    assert "mean over cycles (descriptive): n/a (no cycle reached the Phi window of 12 cycles)" in md
+    # the whole-run estimate says why there is no number instead of printing one (issue 30)
+    assert re.search(r"whole run: n/a \([^)]*needs T >= 43", md)
     assert "per-cycle bands: the run has 3 cycles, fewer than the Phi window of 12" in md
     _png_ok(out / "phi_over_cycles.png")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -17,16 +18,26 @@ from cognition import report
 ROOT = Path(__file__).resolve().parent.parent
 
 
+CYCLES = 44  # a per-agent headline of the 7 units needs at least 6 n + 1 = 43 cycles (docs/architecture.md)
+
+
 @pytest.fixture(scope="module")
 def two_modes(tmp_path_factory):
-    return shared_run(tmp_path_factory, "lite"), shared_run(tmp_path_factory, "classical")
+    return shared_run(tmp_path_factory, "lite", CYCLES), shared_run(tmp_path_factory, "classical", CYCLES)
 
 
-def _per_cycle(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Per-cycle phi_r and seconds per cycle, read straight from metrics.jsonl."""
+def _seconds(run_dir: Path) -> np.ndarray:
+    """Seconds per cycle, read straight from metrics.jsonl."""
     recs = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
-    return (np.array([r["phi"]["phi_r"] for r in recs if r["phi"]]),
-            np.array([r["timing"]["cycle_s"] for r in recs]))
+    return np.array([r["timing"]["cycle_s"] for r in recs])
+
+
+def agents_headline(run_dir: Path) -> tuple[float, float]:
+    """A run's headline and its standard error, recomputed from its agents' own values (report.json's
+    phi.whole_run.per_agent): their mean and sd / sqrt(agents)."""
+    phi = json.loads((run_dir / "report.json").read_text())["phi"]
+    values = np.array(phi["whole_run"]["per_agent"][phi["measure"]])
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(len(values)))
 
 
 def test_two_modes_print_a_table_and_write_a_plot(two_modes, tmp_path):
@@ -36,8 +47,9 @@ def test_two_modes_print_a_table_and_write_a_plot(two_modes, tmp_path):
                           str(tmp_path / "cmp")], capture_output=True, text=True, env=env, timeout=300)
     assert res.returncode == 0, res.stderr
     out = res.stdout
-    for text in ("mode", "mean phi_r [CI]", "whole-run phi_r", "s/cycle (median)", "quantum-lite", "classical",
-                 "a - b [95 % CI]", "bootstrap over agents", "within seed, agents"):
+    for text in ("mode", "headline phi_r [CI]", "p (integration test)", "mean per-cycle phi_r [CI] (descriptive)",
+                 "s/cycle (median)", "quantum-lite", "classical", "a - b [95 % CI]", "Headline phi_r, each pair",
+                 "within seed, z (agents' SE)", "sqrt(se_a^2 + se_b^2)"):
         assert text in out, text
     png = tmp_path / "cmp" / "comparison.png"
     assert png.read_bytes()[:8] == PNG_MAGIC and png.stat().st_size > 20_000
@@ -45,23 +57,24 @@ def test_two_modes_print_a_table_and_write_a_plot(two_modes, tmp_path):
 
     # the numbers, recomputed here from the runs' own files
     cmp = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
-    (phi_l, sec_l), (phi_c, sec_c) = _per_cycle(lite), _per_cycle(classical)
     rows = {r["mode"]: r for r in cmp["runs"]}
-    assert rows["quantum-lite"]["median_seconds_per_cycle"] == pytest.approx(np.median(sec_l))
-    assert rows["classical"]["median_seconds_per_cycle"] == pytest.approx(np.median(sec_c))
-    for mode, run in (("quantum-lite", lite), ("classical", classical)):
-        assert rows[mode]["mean_bits"] == json.loads((run / "report.json").read_text())["phi"]["mean_bits"]
+    assert rows["quantum-lite"]["median_seconds_per_cycle"] == pytest.approx(np.median(_seconds(lite)))
+    assert rows["classical"]["median_seconds_per_cycle"] == pytest.approx(np.median(_seconds(classical)))
+    (a, se_a), (b, se_b) = agents_headline(lite), agents_headline(classical)
+    for mode, (value, se) in (("quantum-lite", (a, se_a)), ("classical", (b, se_b))):
+        assert rows[mode]["headline_bits"] == pytest.approx(value, abs=1e-12)
+        assert rows[mode]["headline_se_bits"] == pytest.approx(se, rel=1e-9)
+        assert f"{value:.4f} bits [" in out  # the runs table shows the headline, not the mean per-cycle Phi
     (test,) = cmp["tests"]
-    at = {}  # each run's mean per-cycle Phi at the cycles its bands evaluated, from metrics.jsonl
-    for run, values in ((lite, phi_l), (classical, phi_c)):
-        bands = json.loads((run / "report.json").read_text())["phi_bands"]
-        first = json.loads((run / "report.json").read_text())["phi"]["window_cycles"]
-        at[run] = values[np.array(bands["cycles"]) - first].mean()
-    assert test["difference"] == pytest.approx(at[lite] - at[classical], abs=1e-12)
-    assert test["ci"][0] <= test["difference"] <= test["ci"][1] and 0 < test["p_value"] <= 1
+    # the difference of two independent means, se = sqrt(se_a^2 + se_b^2), normal interval and two-sided p
+    # (Wasserman 2004, All of Statistics, sec. 10.1): p = erfc(|z| / sqrt 2), z_0.975 = 1.959964
+    d, se = a - b, math.sqrt(se_a**2 + se_b**2)
+    assert test["difference"] == pytest.approx(d, abs=1e-12) and test["standard_error"] == pytest.approx(se, rel=1e-9)
+    assert test["ci"] == pytest.approx([d - 1.959964 * se, d + 1.959964 * se], abs=1e-7)
+    assert test["p_value"] == pytest.approx(math.erfc(abs(d / se) / math.sqrt(2)), rel=1e-9)
     assert f"{test['difference']:.4f} bits" in out
     # issue 18: the difference printed is the difference of the two numbers printed beside it
-    assert (test["a_bits"], test["b_bits"]) == (pytest.approx(at[lite], abs=1e-12), pytest.approx(at[classical], abs=1e-12))
+    assert (test["a_bits"], test["b_bits"]) == (pytest.approx(a, abs=1e-12), pytest.approx(b, abs=1e-12))
     assert f"{test['a_bits']:.4f} bits  {test['b_bits']:.4f} bits  {test['difference']:.4f} bits" in out
     # one run per side: the output says whose question the test answers (issue 16)
     assert "speaks for these architectures" in out and "not for the model" in out and "--group" in out

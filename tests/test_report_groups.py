@@ -1,5 +1,5 @@
 """`python -m cognition.report --group ...`: conditions of several runs (seeds) each, tested across runs
-by Welch's t (issue 16, item 3); bad combinations of arguments are one line and exit 2."""
+by Welch's t on the runs' headline Phi (issue 16, item 3); bad combinations of arguments are one line and exit 2."""
 from __future__ import annotations
 
 import json
@@ -11,20 +11,16 @@ import pytest
 from clitools import command
 from scipy.stats import ttest_ind
 from test_report import shared_run
+from test_report_cli import CYCLES, agents_headline
 
 from cognition import report
 
 
 @pytest.fixture(scope="module")
 def seeds(tmp_path_factory) -> dict[str, list[Path]]:
-    """Two 30-cycle runs per mode, seeds 0 and 1 (the default run is seed 0)."""
-    return {mode: [shared_run(tmp_path_factory, mode, seed=s) for s in (0, 1)] for mode in ("lite", "classical")}
-
-
-def _mean_per_cycle(run: Path) -> float:
-    """A run's mean per-cycle phi_r, straight from metrics.jsonl."""
-    recs = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
-    return float(np.mean([r["phi"]["phi_r"] for r in recs if r["phi"]]))
+    """Two runs per mode, seeds 0 and 1, long enough for a per-agent headline."""
+    return {mode: [shared_run(tmp_path_factory, mode, CYCLES, seed=s) for s in (0, 1)]
+            for mode in ("lite", "classical")}
 
 
 def _one_error_line(capsys, *fragments: str) -> str:
@@ -45,8 +41,8 @@ def test_groups_are_tested_across_runs_with_welchs_t(seeds, tmp_path):
     cmp = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
     (test,) = cmp["tests"]
     assert (test["a"], test["b"], test["scope"]) == ("Q", "C", "across runs (seeds)")
-    # each seed one number, from the runs' own files; the reference test is scipy's Welch t
-    q, c = [_mean_per_cycle(r) for r in lite], [_mean_per_cycle(r) for r in classical]
+    # each seed one number, its headline recomputed from its agents' values; the reference test is scipy's Welch t
+    q, c = [agents_headline(r)[0] for r in lite], [agents_headline(r)[0] for r in classical]
     ref = ttest_ind(q, c, equal_var=False)
     assert test["a_bits"] == pytest.approx(np.mean(q), abs=1e-12)
     assert test["b_bits"] == pytest.approx(np.mean(c), abs=1e-12)
@@ -56,6 +52,9 @@ def test_groups_are_tested_across_runs_with_welchs_t(seeds, tmp_path):
     assert test["ci"] == pytest.approx([lo, hi], rel=1e-9)
     assert f"{test['a_bits']:.4f} bits  {test['b_bits']:.4f} bits  {test['difference']:.4f} bits" in res.stdout
     assert [g["seeds"] for g in cmp["groups"]] == [[0, 1], [0, 1]]
+    assert [g["headline_bits"] for g in cmp["groups"]] == [pytest.approx(q, abs=1e-12), pytest.approx(c, abs=1e-12)]
+    assert "headline phi_r per run" in res.stdout and "across runs: a and b are the groups' means of their runs' " \
+                                                       "headline Phi" in res.stdout
     assert "comparison.png" in res.stdout and (tmp_path / "cmp" / "comparison.png").stat().st_size > 20_000
     assert "## Groups" in (tmp_path / "cmp" / "comparison.md").read_text()
 
@@ -63,7 +62,7 @@ def test_groups_are_tested_across_runs_with_welchs_t(seeds, tmp_path):
 def test_three_groups_get_holm_adjusted_p_values(seeds, tmp_path_factory):
     from cognition.reporting.compare import compare_group_dirs
 
-    mixed = [shared_run(tmp_path_factory, mode, seed=2) for mode in ("lite", "classical")]
+    mixed = [shared_run(tmp_path_factory, mode, CYCLES, seed=2) for mode in ("lite", "classical")]
     cmp = compare_group_dirs([seeds["lite"], seeds["classical"], mixed])
     assert [g["label"] for g in cmp["groups"]] == ["quantum-lite", "classical", "group 3 (classical, quantum-lite)"]
     ps = [t["p_value"] for t in cmp["tests"]]
@@ -93,7 +92,8 @@ def test_a_quick_run_is_no_phi_and_no_warning(seeds, tmp_path_factory, tmp_path,
     assert report.main(["--group", *map(str, seeds["classical"]), "--group", str(seeds["lite"][0]), str(quick),
                         "--out", str(tmp_path / "cmp2")]) == 0
     out = capsys.readouterr().out
-    assert "no test (group 2 (full quantum, quantum-lite) #2: no cycle reached the Phi window" in out, out
+    why = json.loads((quick / "report.json").read_text())["phi"]["whole_run_note"]  # the run's own reason
+    assert why and f"no test (group 2 (full quantum, quantum-lite) #2: {why})" in out, out
 
 
 @pytest.mark.parametrize("argv, fragments", [
@@ -118,13 +118,35 @@ def test_a_run_given_twice_is_one_line_exit_2(seeds, tmp_path, capsys):
     assert not (tmp_path / "cmp").exists()
 
 
-def test_a_run_whose_mean_is_not_finite_is_no_test(seeds, tmp_path):
+def _edited_copy(run: Path, where: Path, **phi) -> Path:
+    """A copy of ``run`` whose report.json's phi section has ``phi``'s values."""
+    shutil.copytree(run, where)
+    rep = json.loads((where / "report.json").read_text())
+    rep["phi"].update(phi)
+    (where / "report.json").write_text(json.dumps(rep))
+    return where
+
+
+def test_a_run_whose_headline_is_not_finite_is_no_test(seeds, tmp_path):
     from cognition.reporting.compare import compare_group_dirs
 
-    broken = tmp_path / "nan-run"
-    shutil.copytree(seeds["lite"][1], broken)
-    rep = json.loads((broken / "report.json").read_text())
-    rep["phi"]["mean_bits"] = float("nan")
-    (broken / "report.json").write_text(json.dumps(rep))
+    broken = _edited_copy(seeds["lite"][1], tmp_path / "nan-run", headline_bits=float("nan"))
     (test,) = compare_group_dirs([[seeds["lite"][0], broken], seeds["classical"]])["tests"]
-    assert "p_value" not in test and "at least 2 finite per-run values" in test["note"]
+    assert "p_value" not in test and test["note"] == "no test (quantum-lite #2: its headline Phi is nan)"
+    (test,) = compare_group_dirs([[broken], seeds["classical"][:1]])["tests"]  # within seed too
+    assert "p_value" not in test and "its headline Phi is nan" in test["note"]
+
+
+def test_the_descriptive_mean_is_not_what_is_compared(seeds, tmp_path):
+    """A run whose mean per-cycle Phi is not finite is compared all the same, with the same p-value."""
+    from cognition.reporting.compare import compare_group_dirs
+
+    edited = _edited_copy(seeds["lite"][1], tmp_path / "nan-mean", mean_bits=float("nan"))
+    (test,) = compare_group_dirs([[seeds["lite"][0], edited], seeds["classical"]])["tests"]
+    (reference,) = compare_group_dirs([seeds["lite"], seeds["classical"]])["tests"]
+    assert test["p_value"] == reference["p_value"]
+    # a run short of a per-agent headline (its report's whole_run is null) gets its own note
+    short = _edited_copy(seeds["lite"][1], tmp_path / "short", headline_bits=None, whole_run=None,
+                         whole_run_note="each agent has too few time steps")
+    (test,) = compare_group_dirs([[seeds["lite"][0], short], seeds["classical"]])["tests"]
+    assert test["note"] == "no test (quantum-lite #2: each agent has too few time steps)"

@@ -3,25 +3,26 @@
 Runs ``python -m cognition.validate`` (in-process, the same code path) for consecutive seeds
 in each mode, then compares runs of the SAME mode made with different seeds, whose true
 difference is zero by construction (a seed is an independent draw of the architecture's
-weights and noise):
+weights and noise). Every test compares what ``cognition.report`` compares, each run's
+headline Phi (report.json ``phi.headline_bits``, the mean over agents of each agent's own Phi):
 
-* the across-run test (:func:`cognition.reporting.stats.welch_difference`) on disjoint groups
-  of ``--group-size`` seeds against ``--group-size`` other seeds: with N seeds per mode there
-  are N / (2 k) comparisons that share no run, so that their outcomes are independent and
-  the binomial interval of the rate is valid; overlapping splits of the same seeds would
-  give more comparisons but not more information. Twice: groups of consecutive seeds
-  (0-4 against 5-9, as a user numbers them) and of spaced seeds (:func:`splits`), with
-  the correlation of neighbouring seeds' values beside them;
-* the same on the whole-run headline Phi instead of mean per-cycle Phi (the statistic not
-  chosen, measured beside it);
-* for contrast, the old within-seed test (bootstrap over one run's agents,
-  :func:`cognition.reporting.stats.bootstrap_difference`) on disjoint pairs of single runs
-  from the same runs (N / 2 pairs per mode);
+* the across-run test (:func:`cognition.reporting.stats.welch_difference` on the runs'
+  headlines) on disjoint groups of ``--group-size`` seeds against ``--group-size`` other
+  seeds: with N seeds per mode there are N / (2 k) comparisons that share no run, so that
+  their outcomes are independent and the binomial interval of the rate is valid; overlapping
+  splits of the same seeds would give more comparisons but not more information. Twice:
+  groups of consecutive seeds (0-4 against 5-9, as a user numbers them) and of spaced seeds
+  (:func:`splits`), with the correlation of neighbouring seeds' headlines beside them;
+* for contrast, the within-seed test (the difference of two runs' headlines with the standard
+  error across their agents, :func:`cognition.reporting.stats.independent_difference`) on
+  disjoint pairs of single runs from the same runs (N / 2 pairs per mode), whose standard
+  error leaves out the seed-to-seed variation;
 * power: the across-run test between the modes, group i of one mode against group i of
   the other.
 
-Each rate comes with its exact (Clopper-Pearson) 95 % interval. The runs take about 2 s each
-at 50 cycles and 8 agents on one core; ``--runs DIR`` keeps them, and a later call with the
+Each rate comes with its exact (Clopper-Pearson) 95 % interval. Each run needs enough cycles
+for a headline (``--cycles``; the runs' ``phi.whole_run_note`` says how many when it is too
+few, and the command stops with it). ``--runs DIR`` keeps the runs, and a later call with the
 same DIR reuses the finished runs there (delete DIR after changing the architecture: the
 output lists the git SHAs the measured runs were made by). Without ``--runs`` every run is
 made afresh, so the one command re-measures the current code.
@@ -31,7 +32,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import shutil
 import sys
 import tempfile
@@ -48,8 +48,9 @@ MODE_FLAGS = {"lite": "--quantum-lite", "disabled": "--disable-quantum", "full":
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=COMMAND, description=(
-        "False-positive rate at alpha of cognition.report's across-run test on same-mode, different-seed "
-        "groups of runs, beside the within-seed agent bootstrap on the same runs, and the power between modes."))
+        "False-positive rate at alpha of cognition.report's across-run test of the runs' headline Phi on "
+        "same-mode, different-seed groups of runs, beside the within-seed test on the same runs, and the power "
+        "between modes."))
     p.add_argument("--modes", nargs="+", choices=sorted(MODE_FLAGS), default=["lite", "disabled"],
                    help="quantum modes to run (default: lite disabled)")
     p.add_argument("--group-size", type=int, default=5, help="seeds per group (default 5)")
@@ -131,13 +132,6 @@ def _p(groups) -> float:
     return test["p_value"]
 
 
-def _headline_p(a, b) -> float:
-    from cognition.reporting.stats import welch_difference
-
-    value = lambda runs: [r.report["phi"]["headline_bits"] for r in runs]  # noqa: E731
-    return welch_difference(value(a), value(b))["p_value"]
-
-
 def splits(n_runs: int, k: int, spaced: bool = False) -> list[tuple[list[int], list[int]]]:
     """Disjoint k-vs-k comparisons of run indices 0 .. n_runs - 1 (seeds in order), n_runs // (2k) of them.
 
@@ -153,29 +147,28 @@ def splits(n_runs: int, k: int, spaced: bool = False) -> list[tuple[list[int], l
 
 def null_rates(runs: list, args) -> dict:
     """Same-mode rates: across-run tests on disjoint k-vs-k groups (consecutive and spaced seeds), the
-    within-seed test on disjoint pairs of neighbouring seeds."""
+    within-seed test on disjoint pairs of neighbouring seeds; the headlines' spread across seeds and
+    the median standard error of one headline across its agents."""
     k, count = args.group_size, (lambda ps: _rejections(ps, args.alpha))  # noqa: E731
     pick = lambda idx: [runs[i] for i in idx]  # noqa: E731
     consecutive, spaced = splits(len(runs), k), splits(len(runs), k, spaced=True)
     across = [_p([pick(a), pick(b)]) for a, b in consecutive]
     across_spaced = [_p([pick(a), pick(b)]) for a, b in spaced]
-    headline = [_p_or_nan(_headline_p, pick(a), pick(b)) for a, b in consecutive]
     within = [_p([[runs[2 * i]], [runs[2 * i + 1]]]) for i in range(len(runs) // 2)]
-    values = np.array([r.report["phi"]["mean_bits"] for r in runs])
-    random_splits = _random_splits(values, k, args)
-    within_se = [np.std(r.report["phi_bands"]["replicate_means_bits"], ddof=1) for r in runs]
+    values = np.array([r.report["phi"]["headline_bits"] for r in runs])
+    measure = runs[0].report["phi"]["measure"]
+    within_se = [r.report["phi"]["whole_run"]["se"][measure] for r in runs]
     return {"runs": len(runs), "across_runs": count(across), "across_runs_spaced": count(across_spaced),
-            "across_runs_headline": count(headline), "within_seed": count(within),
-            "across_runs_random_splits": random_splits,
+            "within_seed": count(within), "across_runs_random_splits": _random_splits(values, k, args),
             "p_values_across_runs": across, "p_values_across_runs_spaced": across_spaced,
             "p_values_within_seed": within,
-            "seed_to_seed_sd_bits": float(np.std(values, ddof=1)), "mean_bits": float(np.mean(values)),
+            "seed_to_seed_sd_bits": float(np.std(values, ddof=1)), "mean_headline_bits": float(np.mean(values)),
             "neighbour_seed_correlation": float(np.corrcoef(values[:-1], values[1:])[0, 1]),
             "median_within_seed_se_bits": float(np.median(within_se))}
 
 
 def _random_splits(values: np.ndarray, k: int, args, draws: int = 3000) -> dict:
-    """The across-run test on random k-vs-k splits of all the runs' values: no partition's luck, but the
+    """The across-run test on random k-vs-k splits of all the runs' headlines: no partition's luck, but the
     splits share runs, so the rate has no binomial interval."""
     from cognition.reporting.stats import welch_difference
 
@@ -183,13 +176,6 @@ def _random_splits(values: np.ndarray, k: int, args, draws: int = 3000) -> dict:
     picks = [rng.choice(len(values), 2 * k, replace=False) for _ in range(draws)]
     ps = np.array([welch_difference(values[i[:k]], values[i[k:]])["p_value"] for i in picks])
     return {"draws": draws, "rate": float(np.mean(ps < args.alpha))}
-
-
-def _p_or_nan(test, a, b) -> float:
-    try:
-        return test(a, b)
-    except ValueError:  # a run without a finite headline
-        return float("nan")
 
 
 def power_rate(by_mode: dict, args) -> dict | None:
@@ -200,8 +186,18 @@ def power_rate(by_mode: dict, args) -> dict | None:
     k = args.group_size
     pairs = [(r1[j * k:(j + 1) * k], r2[j * k:(j + 1) * k]) for j in range(min(len(r1), len(r2)) // k)]
     count = lambda ps: _rejections(ps, args.alpha)  # noqa: E731
-    return {"modes": [m1, m2], "across_runs": count([_p([a, b]) for a, b in pairs]),
-            "across_runs_headline": count([_p_or_nan(_headline_p, a, b) for a, b in pairs])}
+    return {"modes": [m1, m2], "across_runs": count([_p([a, b]) for a, b in pairs])}
+
+
+def _require_headlines(runs: list) -> None:
+    """Exit 2 with one line when a run has no headline the comparison can use (too few cycles or agents)."""
+    from cognition.reporting.compare import headline_missing
+
+    for r in runs:
+        why = headline_missing(r.report["phi"])
+        if why:
+            print(f"error: {r.path}: no headline Phi to compare ({why}); change --cycles or --agents", file=sys.stderr)
+            raise SystemExit(2)
 
 
 def _line(name: str, r: dict, unit: str) -> str:
@@ -226,10 +222,11 @@ def main(argv: list[str] | None = None) -> dict:
         root.mkdir(parents=True, exist_ok=True)
         paths = make_runs(root, [(m, s) for s in seeds for m in args.modes], args)
         by_mode = {m: [load_run(paths[(m, s)]) for s in seeds] for m in args.modes}
+        _require_headlines([r for rs in by_mode.values() for r in rs])
         shas = sorted({str(r.provenance.get("package", {}).get("git_sha")) for rs in by_mode.values() for r in rs})
         null = {m: null_rates(rs, args) for m, rs in by_mode.items()}
         pooled = {key: rate(sum(r[key]["rejected"] for r in null.values()), sum(r[key]["of"] for r in null.values()))
-                  for key in ("across_runs", "across_runs_spaced", "across_runs_headline", "within_seed")}
+                  for key in ("across_runs", "across_runs_spaced", "within_seed")}
         result = {"settings": vars(args), "seeds": [seeds[0], seeds[-1]], "git_sha": shas, "null": null,
                   "null_all_modes": pooled, "power": power_rate(by_mode, args)}
     finally:
@@ -238,29 +235,26 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"same mode, different seeds ({args.cycles} cycles, {args.agents} agents, seeds {seeds[0]}-{seeds[-1]}, "
           f"alpha {args.alpha}; runs made by {', '.join(shas)}):")
     for mode, r in result["null"].items():
-        print(f"{mode}: {r['runs']} runs, mean per-cycle Phi over seeds {r['mean_bits']:.4f} bits, SD across seeds "
-              f"{r['seed_to_seed_sd_bits']:.4f} bits, median within-seed bootstrap SE "
+        print(f"{mode}: {r['runs']} runs, headline Phi over seeds {r['mean_headline_bits']:.4f} bits, SD across seeds "
+              f"{r['seed_to_seed_sd_bits']:.4f} bits, median standard error of one run's headline across its agents "
               f"{r['median_within_seed_se_bits']:.4f} bits")
-        print(f"  correlation of neighbouring seeds' values {r['neighbour_seed_correlation']:+.3f}")
+        print(f"  correlation of neighbouring seeds' headlines {r['neighbour_seed_correlation']:+.3f}")
         print(_line(f"across runs, {args.group_size} vs {args.group_size} consecutive seeds (used)", r["across_runs"],
                     "disjoint comparisons"))
         print(_line(f"across runs, {args.group_size} vs {args.group_size} spaced seeds (same test)",
                     r["across_runs_spaced"], "disjoint comparisons"))
         print(f"  the same test on {r['across_runs_random_splits']['draws']} random {args.group_size} vs "
               f"{args.group_size} splits of these runs (overlapping): rate {r['across_runs_random_splits']['rate']:.3f}")
-        print(_line("across runs on the whole-run headline Phi (not used)", r["across_runs_headline"],
-                    "disjoint comparisons"))
-        print(_line("within seed, 1 vs 1 run (agent bootstrap)", r["within_seed"], "disjoint pairs"))
+        print(_line("within seed, 1 vs 1 run (headline difference, standard error across agents)", r["within_seed"],
+                    "disjoint pairs"))
     if len(result["null"]) > 1:
         r = result["null_all_modes"]
         print("all modes together (each comparison within one mode):")
         print(_line("across runs, consecutive seeds (used)", r["across_runs"], "disjoint comparisons"))
         print(_line("across runs, spaced seeds (same test)", r["across_runs_spaced"], "disjoint comparisons"))
-        print(_line("within seed (agent bootstrap)", r["within_seed"], "disjoint pairs"))
+        print(_line("within seed", r["within_seed"], "disjoint pairs"))
     if result["power"]:
         modes = " vs ".join(result["power"]["modes"])
         print(f"power, {modes}, {args.group_size} vs {args.group_size} seeds, disjoint groups:")
         print(_line("across runs (used)", result["power"]["across_runs"], "comparisons"))
-        print(_line("across runs on the whole-run headline Phi (not used)", result["power"]["across_runs_headline"],
-                    "comparisons"))
     return result

@@ -27,7 +27,7 @@ from cognition.sweeps.plots import t_interval
 PRIMARY = "phi_bits"
 # outcome -> (name in the report, unit, what it is)
 OUTCOMES = {
-    "phi_bits": ("Phi", "bits", "the run's mean per-cycle Phi, agents pooled in each window"),
+    "phi_bits": ("Phi", "bits", "the run's headline Phi: the mean over agents of each agent's own Phi (bias-corrected)"),
     "p_act": ("P(act)", "", "the hybrid module's mean P(act) over agents and cycles"),
     "switching_rate": ("switching rate", "", "how often the workspace winner changes, per cycle"),
     "winner_share.expectation": ("winner share: expectation", "", "share of cycles the expectation module wins"),

@@ -37,9 +37,10 @@ def run_path(out: Path, condition: str, seed: int) -> Path:
 
 
 def summarise(results) -> dict:
-    """One run's numbers for the factorial, from its RunResults: mean per-cycle Phi (agents pooled in
-    each window; report.json ``phi.mean_bits``, what ``cognition.report`` compares across runs) and
-    behaviour (mean P(act), winner shares, switching rate), the unconscious module's noise variance."""
+    """One run's numbers for the factorial, from its RunResults: the headline Phi (report.json
+    ``phi.headline_bits``, the mean over agents of each agent's own Phi, what ``cognition.report``
+    compares across runs) and behaviour (mean P(act), winner shares, switching rate), the
+    unconscious module's noise variance."""
     report = results.report
     competition = report.get("competition") or {}
     shares = dict(competition.get("winner_share") or {})
@@ -50,7 +51,7 @@ def summarise(results) -> dict:
         known = {k for r in results.records for k in r["extras"]}
         return float(np.nanmean(results.extras(key))) if key in known else None
 
-    phi = report["phi"].get("mean_bits")
+    phi = report["phi"].get("headline_bits")
     return {"phi_bits": float("nan") if phi is None else float(phi), "p_act": extra_mean("hybrid.p_act"),
             "winner_shares": shares, "switching_rate": competition.get("switching_rate"),
             "noise_var": extra_mean("unconscious.noise_var"),

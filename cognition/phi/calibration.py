@@ -1,20 +1,28 @@
-"""Calibration of ``estimate`` on systems whose answer is known: nulls and an exact VAR(1).
+"""Calibration of ``estimate`` on systems whose answer is known: nulls and exact VAR(1) agents.
 
-Pure numpy; used by ``python -m cognition.bench calibration`` and by the tests.
+Pure numpy; used by ``python -m cognition.bench calibration`` and by the tests. Agents differ
+(each its own anatomy), as the loop's do:
 
-* False positives: ensembles whose units are independent (so every bipartition has
-  Phi = 0), with the structure of the loop's units: stationary AR(1) units, and AR(1)
-  units that all start 3 SD above their mean in every agent (a start-up transient shared,
-  time-locked, by every agent and unit, then independent decay).
-* Coverage: a coupled 8-node VAR(1) (``calibration_var1``) whose Phi is exact
-  (``analytical_var1`` of its standardised form, since ``estimate`` standardises units
-  per agent and the normalised MIB depends on the units' scale).
+* False positives: ensembles with no coupling within agents across some bipartition, with
+  the structure of the loop's units: stationary AR(1) units; AR(1) units that all start 3 SD
+  above their mean (a shared, time-locked transient); a drive shared by every agent and unit
+  with a per-agent gain factor (lognormal); independent AR(1) units whose coefficients and
+  scales differ per agent; two coupled halves per agent that are independent of each other,
+  each agent its own couplings (the one null bipartition sets the intersection-union p-value).
+* Accuracy and coverage: ensembles of agents with exact per-agent Phi
+  (``analytical_var1(..., rule="minimum")``): every agent its own random VAR(1)
+  (``random_agents``); one strongly coupled system with each agent's units' signs flipped at
+  random (``sign_flipped``; a sign flip x_i -> -x_i leaves an agent's Phi unchanged and makes
+  pooled covariances cancel); a scaled orthogonal system whose bipartitions nearly tie
+  (``near_tied_system``).
 """
 from __future__ import annotations
 
 import numpy as np
+import scipy.stats
 
 from cognition.phi.measures import measures_at
+from cognition.phi.simulate import simulate_agents
 from cognition.phi.var1 import analytical_var1, lagged_joint_covariance, stationary_covariance
 
 
@@ -60,3 +68,86 @@ class ExactPhi:
         mask = np.zeros(self.result.n_nodes, dtype=bool)
         mask[list(mib[0])] = True
         return float(measures_at(self._cov, mask[None])[measure][0])
+
+
+def random_var1(rng: np.random.Generator, n: int, radius: float | None = None, density: float = 0.5) -> np.ndarray:
+    """A random stationary VAR(1) matrix: N(0, 1) weights on ~``density`` of the edges and every self-loop,
+    scaled to spectral radius ``radius`` (default uniform in [0.5, 0.95])."""
+    A = rng.normal(0.0, 1.0, (n, n)) * (rng.random((n, n)) < density)
+    np.fill_diagonal(A, rng.normal(0.0, 1.0, n))
+    target = rng.uniform(0.5, 0.95) if radius is None else radius
+    return A * target / np.abs(np.linalg.eigvals(A)).max()
+
+
+def random_agents(rng: np.random.Generator, agents: int, n: int) -> np.ndarray:
+    """(agents, n, n): every agent its own ``random_var1``."""
+    return np.stack([random_var1(rng, n) for _ in range(agents)])
+
+
+def strong_system(n: int = 8, seed: int = 1235) -> np.ndarray:
+    """A dense, strongly coupled VAR(1) (``random_var1`` with every edge, spectral radius 0.98)."""
+    return random_var1(np.random.default_rng(seed), n, radius=0.98, density=1.0)
+
+
+def near_tied_system(n: int = 8, seed: int = 28, radius: float = 0.9) -> np.ndarray:
+    """radius * Q with Q a random orthogonal matrix: every node mixes evenly into every other, so the
+    single-node bipartitions nearly tie in Phi_R (about 2 bits at n = 8, radius 0.9)."""
+    return radius * scipy.stats.ortho_group.rvs(n, random_state=seed)
+
+
+def sign_flipped(base: np.ndarray, rng: np.random.Generator, agents: int) -> np.ndarray:
+    """(agents, n, n): D_a base D_a with D_a a random diagonal of +-1 per agent (each agent's units' signs)."""
+    d = rng.choice([-1.0, 1.0], size=(agents, base.shape[0]))
+    return d[:, :, None] * base[None] * d[:, None, :]
+
+
+def exact_per_agent(A: np.ndarray, measure: str = "phi_r") -> np.ndarray:
+    """(agents,) exact per-agent Phi (each agent's minimum over bipartitions) of agents A (agents, n, n), unit noise."""
+    return np.array([getattr(analytical_var1(a, 1.0, rule="minimum"), measure) for a in A])
+
+
+def simulate_ensemble(A: np.ndarray, T: int, rng: np.random.Generator) -> np.ndarray:
+    """(agents, T, n) stationary paths of agents A (agents, n, n) with unit noise."""
+    return simulate_agents(A, np.broadcast_to(np.eye(A.shape[-1]), A.shape).copy(), T, rng)
+
+
+def shared_drive(rng: np.random.Generator, agents: int, T: int, n: int, sigma: float = 1.0,
+                 rho: float = 0.8, drive_rho: float = 0.9, start_sd: float = 3.0) -> np.ndarray:
+    """Independent AR(1) units plus a drive shared by every agent and unit, with a gain per agent.
+
+    x_a,i(t) = u_a,i(t) + g_a c_a,i d(t): u independent AR(1) (``rho``, unit stationary variance), d one
+    AR(1) (``drive_rho``) started at ``start_sd`` SDs (a transient), g_a ~ lognormal(0, sigma) per agent
+    and c_a,i ~ lognormal(0, 0.25) per unit. No coupling within agents: every bipartition is null.
+    """
+    U = independent_ar1(rng, agents, T, n, rho) * np.sqrt(1.0 - rho**2)
+    d = np.empty(T)
+    x = start_sd
+    for t in range(T):
+        x = drive_rho * x + np.sqrt(1.0 - drive_rho**2) * rng.standard_normal()
+        d[t] = x
+    gain = rng.lognormal(0.0, sigma, (agents, 1)) * rng.lognormal(0.0, 0.25, (agents, n))
+    return U + gain[:, None, :] * d[None, :, None]
+
+
+def heterogeneous_ar1(rng: np.random.Generator, agents: int, T: int, n: int) -> np.ndarray:
+    """Independent AR(1) units whose coefficient is drawn per agent (uniform in [0, 0.95], shared by that
+    agent's units, so units of one agent are alike) and whose scale is drawn per unit (lognormal(0, 1))."""
+    rho = rng.uniform(0.0, 0.95, (agents, 1))
+    x = rng.standard_normal((agents, n)) / np.sqrt(1.0 - rho**2)
+    X = np.empty((agents, T, n))
+    for t in range(T):
+        x = rho * x + rng.standard_normal((agents, n))
+        X[:, t] = x
+    return X * rng.lognormal(0.0, 1.0, (agents, 1, n))
+
+
+def independent_halves(rng: np.random.Generator, agents: int, T: int, n: int) -> np.ndarray:
+    """Two coupled halves per agent, independent of each other: agent a's first n // 2 units and the
+    rest are each its own ``random_var1`` (radius uniform [0.5, 0.95]), so the bipartition between the
+    halves is null while every other one is crossed by coupling."""
+    h = n // 2
+    A = np.zeros((agents, n, n))
+    for a in range(agents):
+        A[a, :h, :h] = random_var1(rng, h)
+        A[a, h:, h:] = random_var1(rng, n - h)
+    return simulate_ensemble(A, T, rng)

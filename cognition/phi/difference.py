@@ -1,64 +1,68 @@
 """Phi of one set of agents minus Phi of another, paired agent by agent (the yoked control).
 
 Agent k of ``X_a`` and agent k of ``X_b`` are a pair (an agent and its yoked twin share
-weights and noise streams), so the pairs are the independent replications. Each side is
-the whole-run estimator of :func:`cognition.phi.estimate` with per-agent centring (shared
-course removed, Quenouille half-series correction); the difference is jackknifed by
-deleting one pair at a time (Quenouille 1956; Efron & Stein 1981 for the variance), with
-a t interval on A - 1 degrees of freedom.
+weights and noise streams), so the pairs are the independent replications. Each side is the
+per-agent estimate of :mod:`cognition.phi.agents` (each agent's own series, the shared course
+removed, bias-corrected); the difference is taken within each pair and summarised across
+pairs: mean, standard error, t interval with A - 1 degrees of freedom.
 
 Two bipartitions can be asked for:
 
-* ``cut`` given (a mask): the measure at that one bipartition on both sides, fixed before
-  the data are seen, so the plain jackknife t interval applies. The yoked control uses
-  the broadcast cut {modules' units} | {workspace's units}, the one bipartition the yoke
-  acts on (cognition/controls.py);
-* ``cut=None``: Phi at each side's own MIB. The MIB is chosen on the data, so the interval
-  is selection-aware as in :mod:`cognition.phi.mib_interval`: the union of the t
-  intervals of the difference over every pair (B_a, B_b) of plausible MIBs.
+* ``cut`` given (a mask): each agent's bias-corrected value at that one bipartition on both
+  sides, fixed before the data are seen, so there is no selection. The yoked control uses
+  the broadcast cut {modules' units} | {workspace's units}, the one bipartition the yoke acts
+  on (cognition/controls.py);
+* ``cut=None``: each agent's own minimum over bipartitions (the per-agent point estimate) on
+  both sides. Each minimum carries its own selection shift, so this difference is descriptive.
 
 Their calibration (how often the interval excludes 0 when the sides do not differ) is
 measured by ``python -m cognition.bench workspace`` and quoted in docs/calibration.md.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import scipy.stats
 
-from cognition.phi.ensemble import CORRECTED, Ensemble, replicate_mibs, replicate_values
-from cognition.phi.mib_interval import plausible_mibs, union_interval
-from cognition.phi.search import phi_at_mib
+from cognition.phi.agents import MEASURES, agent_minimum, corrected_tables
 
 
-def _side(X: np.ndarray, lag: int, shrinkage: float, remove_shared: bool, search: str, cut):
-    ens = Ensemble.of(X, lag, shrinkage, remove_shared=remove_shared)
-    if cut is not None:
-        masks = np.asarray(cut, dtype=bool)[None]
-        return masks, replicate_values(ens, masks)
-    mask = np.asarray(phi_at_mib(ens.covariance(), search)["masks"][0])
-    return plausible_mibs(ens, mask, replicate_mibs(ens, search))
+def _summary(va: dict, vb: dict, confidence: float) -> dict:
+    """{measure: {"estimate", "se", "ci", "a", "b"}}: the mean within-pair difference across pairs."""
+    pairs = len(next(iter(va.values())))
+    t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, pairs - 1))
+    out = {}
+    for k in MEASURES:
+        d = va[k] - vb[k]
+        est, se = float(d.mean()), float(d.std(ddof=1) / math.sqrt(pairs))
+        out[k] = {"estimate": est, "se": se, "ci": (est - t * se, est + t * se),
+                  "a": float(va[k].mean()), "b": float(vb[k].mean())}
+    return out
 
 
 def paired_difference(X_a: np.ndarray, X_b: np.ndarray, *, cut=None, lag: int = 1, confidence: float = 0.95,
-                      shrinkage: float = 0.0, shared: str = "remove", search: str = "auto") -> dict:
-    """Phi(X_a) - Phi(X_b) with its jackknife SE and interval, per measure.
+                      shared: str = "remove", seed=0) -> dict:
+    """Phi(X_a) - Phi(X_b) with its standard error and t interval across pairs, per measure.
 
-    X_a, X_b: (agents, T, n) with the same agents in the same order; ``cut``: a bool mask (n,)
-    of one side of a fixed bipartition, or None for each side's MIB. Returns {measure:
-    {"estimate", "se", "ci", "a", "b"}} plus "dof", "pairs" and "candidates" (P_a, P_b): the
-    bias-corrected difference (at the cut, or at the stated MIBs), its SE, the interval (the
-    union over the plausible MIB pairs without a cut), and each side's bias-corrected value.
+    X_a, X_b: (agents, T, n) with the same agents in the same order; ``cut``: a bool mask (n,) of one
+    side of a fixed bipartition, or None. Returns {measure: {"estimate", "se", "ci", "a", "b"}} (at
+    ``cut`` when one is given, else at each agent's own minimum) plus "dof", "pairs" and "at_mib" (the
+    same dict at each agent's own minimum, from the same bootstrap): the mean difference, its SE, the
+    interval, and each side's mean. ``seed`` seeds the bias-correcting bootstrap (the same draws on both sides).
     """
     if X_a.shape[0] != X_b.shape[0]:
         raise ValueError(f"paired sides need the same agents: {X_a.shape[0]} vs {X_b.shape[0]}")
     if X_a.shape[0] < 3:
-        raise ValueError(f"a paired jackknife needs at least 3 agents, got {X_a.shape[0]}")
-    (masks_a, va), (masks_b, vb) = (_side(X, lag, shrinkage, shared == "remove", search, cut)
-                                    for X in (X_a, X_b))
-    out = {"dof": X_a.shape[0] - 1, "pairs": int(X_a.shape[0]), "candidates": [len(masks_a), len(masks_b)]}
-    for k in CORRECTED:
-        diff = (va[k][:, :, None] - vb[k][:, None, :]).reshape(va[k].shape[0], -1)
-        est, se, _, ci = union_interval(diff, confidence)
-        a = union_interval(va[k], confidence)[0]
-        b = union_interval(vb[k], confidence)[0]
-        out[k] = {"estimate": est, "se": se, "ci": ci, "a": a, "b": b}
-    return out
+        raise ValueError(f"a paired difference needs at least 3 agents, got {X_a.shape[0]}")
+    # common random numbers: both sides' bootstraps draw the same normals, so identical sides give
+    # identical values (a difference of exactly 0) and the bootstrap's noise largely cancels in the pair
+    tables = [corrected_tables(X, lag, np.random.default_rng(seed), shared == "remove") for X in (X_a, X_b)]
+    at_mib = _summary(*({k: agent_minimum(t, k).estimate for k in MEASURES} for t in tables), confidence)
+    out = {"dof": X_a.shape[0] - 1, "pairs": int(X_a.shape[0]), "at_mib": at_mib}
+    if cut is None:
+        return {**out, **at_mib}
+    mask = np.asarray(cut, dtype=bool)
+    mask = mask if mask[0] else ~mask
+    column = int(np.flatnonzero(np.all(tables[0].masks == mask[None], axis=1))[0])
+    return {**out, **_summary(*({k: t.corrected[k][:, column] for k in MEASURES} for t in tables), confidence)}

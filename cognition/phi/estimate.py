@@ -2,21 +2,23 @@
 
 Two paths (docs/phi.md, "Estimation from data"):
 
-* an ensemble of >= 5 independent agents (``centre='agent'``, the default there): units
-  standardised per agent, bias-corrected Phi with a delete-one-agent jackknife interval
-  (:mod:`cognition.phi.ensemble`, :mod:`cognition.phi.mib_interval`), and the
-  intersection-union trial-shuffling test across every bipartition (:mod:`cognition.phi.cut_test`);
+* an ensemble of >= 5 independent agents (``centre='agent'``, the default there): Phi of each
+  agent from its own series, bias-corrected, summarised across agents with a t interval
+  (:mod:`cognition.phi.agents`), and the intersection-union trial-shuffling test across every
+  bipartition with the statistic computed within agents (:mod:`cognition.phi.cut_test`);
 * one series, or a few agents (``centre='pooled'``): pairs centred on the pooled mean, the
   basic (block) bootstrap and the circular-shift null.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
 from cognition.phi.cut_test import every_cut_test
-from cognition.phi.ensemble import MIN_JACKKNIFE_AGENTS, Ensemble, mib_stability, replicate_mibs
-from cognition.phi.mib_interval import selection_aware_interval
+from cognition.phi.agents import BIAS_REPLICATES, MIN_AGENTS, agent_covariances, per_agent_phi, prepared
+from cognition.phi.measures import measures_at
 from cognition.phi.resampling import (
     basic_interval,
     bootstrap_weights,
@@ -37,38 +39,41 @@ SHARED = ("remove", "keep")
 
 
 def resolve_centre(centre: str, agents: int) -> str:
-    """'auto' -> 'agent' for ensembles of >= MIN_JACKKNIFE_AGENTS agents, else 'pooled'."""
+    """'auto' -> 'agent' for ensembles of >= MIN_AGENTS agents, else 'pooled'."""
     if centre not in CENTRES:
         raise ValueError(f"centre must be one of {CENTRES}, got {centre!r}")
     if centre == "auto":
-        return "agent" if agents >= MIN_JACKKNIFE_AGENTS else "pooled"
-    if centre == "agent" and agents < MIN_JACKKNIFE_AGENTS:
-        raise ValueError(f"centre='agent' needs X with at least {MIN_JACKKNIFE_AGENTS} agents (shape "
+        return "agent" if agents >= MIN_AGENTS else "pooled"
+    if centre == "agent" and agents < MIN_AGENTS:
+        raise ValueError(f"centre='agent' needs X with at least {MIN_AGENTS} agents (shape "
                          f"(agents, T, n)), got {agents}; use centre='pooled' for fewer")
     return centre
 
 
 def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: int = 0, seed=None,
              search: str = "auto", confidence: float = 0.95, device=None, resample: str = "auto",
-             block_length: int | None = None, centre: str = "auto", shared: str = "remove") -> PhiResult:
+             block_length: int | None = None, centre: str = "auto", shared: str = "remove",
+             replicates: int = BIAS_REPLICATES) -> PhiResult:
     """TDMI, Phi_WMS, Phi_R and stochastic interaction (bits) at the MIB, estimated from data.
 
-    X: (T, n) one series or (agents, T, n) an ensemble of independent agents; lagged pairs
-    (X_{t-lag}, X_t) are formed within each agent and pooled into one (2n, 2n) covariance.
-    centre: 'agent' (default for >= 5 agents): each agent's units standardised by its own
-    mean and sd, the MIB found with the normalised criterion, ``bias_corrected`` Phi with a
-    delete-one-agent jackknife t interval (any ``bootstrap`` > 0 requests it; the replicates
-    are the A leave-one-agent-out estimates), ``mib_stability``, and the intersection-union
-    trial-shuffling test across every bipartition (``surrogates`` permutations of the agents;
-    p = max over bipartitions, ``weakest_cut`` the bipartition attaining it;
-    :mod:`cognition.phi.cut_test`). 'pooled' (default for one
-    series or < 5 agents): pairs centred on the pooled mean (divided by N - 1), the basic
-    bootstrap and the circular-shift null below. See :mod:`cognition.phi.ensemble`.
-    shared: with centre='agent', 'remove' (default) subtracts each unit's across-agent mean
-    trajectory first, so Phi measures coupling within agents beyond the course every agent
-    shares; 'keep' leaves it in (Phi then counts a time-locked transient as integration).
-    shrinkage: None, 'ledoit-wolf' (intensity estimated, Ledoit & Wolf 2004) or a float
-    lambda in [0, 1]: S -> (1 - lambda) S + lambda (tr S / 2n) I.
+    X: (T, n) one series or (agents, T, n) an ensemble of independent agents.
+    centre: 'agent' (default for >= 5 agents): the per-agent estimand of
+    :mod:`cognition.phi.agents`: each agent's own minimum of the measure over bipartitions, from
+    its own lagged covariance, bias-corrected (Wishart log dets, then a parametric bootstrap of
+    each agent with ``replicates`` ensembles); ``headline(measure)`` is its mean over agents,
+    ``ci`` its interval across agents (any ``bootstrap`` > 0 requests it), ``per_agent`` the
+    values of every agent, ``mib`` the most common per-agent MIB and ``mib_stability`` the share of
+    agents whose MIB it is; with ``surrogates`` > 0 the intersection-union trial-shuffling test
+    across every bipartition, statistic within agents (p = max over bipartitions,
+    ``weakest_cut`` the bipartition attaining it; :mod:`cognition.phi.cut_test`). Each agent needs
+    T >= 6 n + lag time steps. 'pooled' (default for one series or < 5 agents): lagged pairs
+    (X_{t-lag}, X_t) formed within each agent, centred on the pooled mean and pooled into one
+    (2n, 2n) covariance (divided by N - 1); the basic bootstrap and the circular-shift null below.
+    shared: with centre='agent', 'remove' (default) regresses each unit, with its own gain, on the
+    other agents' mean trajectory of it, so Phi measures coupling within agents beyond the course
+    every agent shares; 'keep' leaves it in (Phi then counts a time-locked transient as integration).
+    shrinkage (centre='pooled' only): None, 'ledoit-wolf' (intensity estimated, Ledoit & Wolf 2004)
+    or a float lambda in [0, 1]: S -> (1 - lambda) S + lambda (tr S / 2n) I.
     bootstrap: number of bootstrap replicates for a basic interval at ``confidence``
     (resample='auto': agents when there are >= 8 of them, else non-overlapping blocks of
     ``block_length`` pairs within agents, default ~ T^(1/3)). Each replicate repeats the
@@ -86,7 +91,7 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     rng = np.random.default_rng(seed)
     if resolve_centre(centre, agents) == "agent":
         return _estimate_ensemble(X, lag, shrinkage, bootstrap > 0, surrogates, rng, search, confidence, device,
-                                  shared)
+                                  shared, replicates)
     z, _ = pooled_pairs(X, lag)
     unit, block = resampling_units(agents, T - lag, lag, resample, block_length) if bootstrap else (None, None)
     stats = unit_statistics(z, block)
@@ -123,44 +128,61 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
 
 
 def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, search, confidence,
-                       device, shared: str) -> PhiResult:
-    """The per-agent path of :func:`estimate` (see its docstring and cognition.phi.ensemble)."""
+                       device, shared: str, replicates: int) -> PhiResult:
+    """The per-agent path of :func:`estimate` (see its docstring and cognition.phi.agents)."""
     if shared not in SHARED:
         raise ValueError(f"shared must be one of {SHARED}, got {shared!r}")
-    if shrinkage == "ledoit-wolf":
-        raise ValueError("shrinkage='ledoit-wolf' goes with centre='pooled'; with per-agent centring "
-                         "pass None or a fixed float in [0, 1]")
+    if shrinkage is not None:
+        raise ValueError(f"shrinkage={shrinkage!r} goes with centre='pooled'; per-agent Phi (centre='agent') "
+                         "corrects its small-sample bias instead (docs/phi.md) and takes shrinkage=None")
+    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 2:
+        raise ValueError(f"replicates must be an integer >= 2, got {replicates!r}")
     agents, T, n = X.shape
-    ens = Ensemble.of(X, lag, float(shrinkage or 0.0), remove_shared=shared == "remove")
-    cov = ens.covariance()
-    _check_nonsingular(cov[0], n, shrinkage)
-    row = phi_at_mib(cov, search, device)
-    mask = np.asarray(row["masks"][0])
-    method = {"search": resolve_search(search, n),
-              "covariance": (("across-agent mean trajectory removed, " if ens.remove_shared else "")
-                             + "lagged pairs standardised per agent (own mean and sd), pooled, one mean per "
-                             "agent" + ("" if not shrinkage else f", fixed shrinkage {float(shrinkage):.4g}")),
-              "ci": "none", "null_model": "none", "bias_correction": "none"}
-    extra = {}
+    remove = shared == "remove"
+    per_agent = per_agent_phi(X, lag, rng, remove_shared=remove, replicates=int(replicates))
+    Z = prepared(X, remove)
+    cov = agent_covariances(Z, lag)
+    r_masks = per_agent["phi_r"].masks
+    codes, counts = np.unique(r_masks, axis=0, return_counts=True)
+    modal = codes[int(np.argmax(counts))]
+    at_own = measures_at(cov, r_masks)
+    row = {k: np.array([float(np.mean(at_own[k]))]) for k in ("tdmi", "stochastic_interaction", "mmi", "k_norm")}
+    row.update({k: np.array([float(per_agent[k].plug_in.mean())]) for k in REPORTED},
+               masks=modal[None], normalised=np.array([False]))
+    method = {"search": "exhaustive, per agent",
+              "covariance": (("shared course removed (each unit regressed on the other agents' mean trajectory), "
+                              if remove else "") + "each agent's own lagged pairs, standardised per agent"),
+              "estimand": "mean over agents of each agent's own minimum of the measure over bipartitions",
+              "bias_correction": (f"Wishart log-det correction, then a parametric bootstrap of each agent "
+                                  f"({replicates} VAR(1) ensembles) for serial dependence and the minimum's "
+                                  "selection"),
+              "ci": "none", "null_model": "none"}
+    summaries = {k: per_agent[k].summary(confidence) for k in REPORTED}
+    extra = {"bias_corrected": {k: summaries[k]["estimate"] for k in REPORTED},
+             "se": {k: summaries[k]["se"] for k in REPORTED},
+             "mib_stability": float(counts.max() / agents),
+             "per_agent": {**{k: [float(v) for v in per_agent[k].estimate] for k in REPORTED},
+                           **{f"{k}_lower": [float(v) for v in per_agent[k].lower] for k in REPORTED},
+                           **{f"{k}_upper": [float(v) for v in per_agent[k].upper] for k in REPORTED},
+                           **{f"{k}_plug_in": [float(v) for v in per_agent[k].plug_in] for k in REPORTED},
+                           "mib": [mask_to_mib(m) for m in r_masks]}}
     if want_ci:
-        reps = replicate_mibs(ens, search, device)
-        jk = selection_aware_interval(ens, mask, confidence, reps)
-        extra.update(ci=jk["ci"], bias_corrected=jk["estimate"], se=jk["se"], confidence=confidence,
-                     mib_stability=mib_stability(reps, mask), mib_candidates=jk["candidates"])
-        method["ci"] = (f"union of delete-one-agent jackknife t intervals ({agents - 1} df) over the "
-                        f"{jk['candidates']} bipartition(s) that could be the MIB (selection-aware)")
-        method["bias_correction"] = ("Quenouille half-series correction for per-agent centring, then the "
-                                     "delete-one-agent jackknife")
+        extra.update(ci={k: summaries[k]["ci"] for k in REPORTED}, confidence=confidence)
+        method["ci"] = (f"t interval across agents ({agents - 1} df): lower end from each agent's minimum before the "
+                        "selection correction, upper end from the half-median-unbiased estimates (Chernozhukov, Lee "
+                        "& Rosen 2013)")
     if surrogates:
-        test = every_cut_test(ens.standardised(), lag, surrogates, rng, float(shrinkage or 0.0))
+        test = every_cut_test(Z, lag, surrogates, rng)
         extra["p_value"] = {k: test.p_value[k] for k in REPORTED}
         extra["weakest_cut"] = {k: mask_to_mib(test.weakest[k]) for k in REPORTED}
         method["null_model"] = (f"intersection-union trial-shuffling test over all {len(test.masks)} "
-                                f"bipartitions, {surrogates} permutations of the agents each; H0: some "
-                                "bipartition's parts are independent beyond what every agent shares; "
-                                "p = max over bipartitions")
-    return result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)), method=method,
-                           **extra)
+                                f"bipartitions, {surrogates} permutations of the agents each, statistic the "
+                                "mean per-agent Phi at the bipartition; H0: some bipartition's parts are "
+                                "independent in every agent (beyond the shared course); p = max over bipartitions")
+    result = result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)), method=method, **extra)
+    return dataclasses.replace(result, method={**result.method,
+                                               "mib_criterion": "each agent's own minimum of Phi_R (stated: "
+                                                                "the most common per-agent MIB)"})
 
 
 def _shrunk(shrinkage, cov: np.ndarray, n_pairs, fourth) -> tuple[np.ndarray, np.ndarray]:

@@ -27,8 +27,9 @@ from cognition.phi.gaussian import (
     principal_logdets,
     principal_submatrices,
     to_numpy,
+    wishart_logdet_bias,
 )
-from cognition.phi.partitions import bipartitions_by_size
+from cognition.phi.partitions import all_bipartition_masks, bipartitions_by_size
 
 # Replicates are processed in chunks so that the stacked submatrices of one size stay
 # under this many float64 entries (~256 MiB).
@@ -81,6 +82,59 @@ def _part_terms(cov, part: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     ld_present = principal_logdets(cov, part + n, "covariance of a part's present state")
     mi = 0.5 * (ld_past + ld_present - ld_joint) * NATS_TO_BITS
     return to_numpy(mi), to_numpy(entropy_from_logdet(k, ld_present))
+
+
+def every_bipartition(cov: np.ndarray, dof: float | None = None) -> dict[str, np.ndarray]:
+    """Phi_WMS and Phi_R (bits) of every bipartition of each covariance ``cov`` (R, 2n, 2n); numpy only.
+
+    Returns {"phi_wms": (R, P), "phi_r": (R, P), "masks": (P, n)} with the columns in the order of
+    ``partitions.all_bipartition_masks(n)``. ``dof``: when given, each log det of a k-variable block is
+    corrected by its Wishart bias (``gaussian.wishart_logdet_bias(k, dof)``), so every mutual information
+    in Phi_WMS and in the MMI redundancy of Phi_R is the unbiased estimate for ``dof`` + 1 independent
+    Gaussian samples (exact there; for a time series the serial dependence leaves a residual bias that
+    ``cognition.phi.agents`` removes by a parametric bootstrap).
+    """
+    cov = np.asarray(cov, dtype=float)
+    n = cov.shape[-1] // 2
+    columns = [bipartition_values(cov, part0, part1, dof) for part0, part1 in bipartitions_by_size(n)]
+    return {"phi_wms": np.concatenate([c[0] for c in columns], axis=1),
+            "phi_r": np.concatenate([c[1] for c in columns], axis=1), "masks": all_bipartition_masks(n)}
+
+
+def bipartition_values(cov: np.ndarray, part0: np.ndarray, part1: np.ndarray,
+                       dof: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(Phi_WMS, Phi_R) in bits, each (R, P), of the bipartitions given as index rows part0 (P, k), part1 (P, n - k).
+
+    cov (R, 2n, 2n), numpy. One stacked Cholesky factorisation per block: the joint [M_past, M_present]
+    block also yields the past block (its leading factor). ``dof``: as in :func:`every_bipartition`.
+    """
+    n = cov.shape[-1] // 2
+
+    def bias(k: int) -> float:
+        return 0.0 if dof is None else wishart_logdet_bias(k, dof)
+
+    def block_logdiag(index: np.ndarray) -> np.ndarray:
+        return 2.0 * log_diagonal(cholesky(principal_submatrices(cov, index), "covariance of a part"))
+
+    whole = whole_system(cov)
+    tdmi = 0.5 * (whole["ld_past"] + whole["ld_present"] - whole["ld_joint"] - 2 * bias(n) + bias(2 * n))
+    terms = {}
+    for name, part in (("a", part0), ("b", part1)):
+        k = part.shape[1]
+        joint = block_logdiag(np.concatenate([part, part + n], axis=1))
+        terms[name, "past"] = joint[..., :k].sum(-1) - bias(k)
+        terms[name, "joint"] = joint.sum(-1) - bias(2 * k)
+        terms[name, "present"] = block_logdiag(part + n).sum(-1) - bias(k)
+    cross = {(i, j): block_logdiag(np.concatenate([p_i, p_j + n], axis=1)).sum(-1) - bias(n)
+             for (i, p_i), (j, p_j) in ((("a", part0), ("b", part1)), (("b", part1), ("a", part0)))}
+
+    def mi(i, j):
+        joint = terms[i, "joint"] if i == j else cross[i, j]
+        return 0.5 * (terms[i, "past"] + terms[j, "present"] - joint)
+
+    wms = tdmi[:, None] - mi("a", "a") - mi("b", "b")
+    mmi = np.minimum(np.minimum(mi("a", "a"), mi("b", "b")), np.minimum(mi("a", "b"), mi("b", "a")))
+    return wms * NATS_TO_BITS, (wms + mmi) * NATS_TO_BITS
 
 
 def measures_at(cov, masks: np.ndarray) -> dict[str, np.ndarray]:

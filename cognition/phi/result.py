@@ -17,9 +17,11 @@ class PhiResult:
     part)). ``ci`` maps "phi_wms"/"phi_r" to (low, high) at ``confidence`` when a
     bootstrap was run, else None; ``p_value`` maps them to the surrogate p-value when a
     null model was run, else None; ``weakest_cut`` (ensembles) maps them to the bipartition
-    whose parts are least dependent, the one that sets the p-value; ``mib_candidates``
-    (ensembles) counts the bipartitions the interval is joined over. ``method`` names the search, covariance estimator,
-    CI method, null model and the MIB criterion (normalised by K or not).
+    whose parts are least dependent, the one that sets the p-value; ``per_agent`` (ensembles)
+    holds each agent's bias-corrected value (``phi_r``, ``phi_wms``), its half-median-unbiased
+    upper value (``*_upper``), its value before the selection correction (``*_lower``), its plug-in minimum (``*_plug_in``) and its own MIB (``mib``).
+    ``method`` names the estimand, search, covariance estimator, bias correction, CI method,
+    null model and the MIB criterion.
     """
 
     tdmi: float
@@ -39,8 +41,8 @@ class PhiResult:
     bias_corrected: dict[str, float] | None = None
     se: dict[str, float] | None = None
     mib_stability: float | None = None
-    mib_candidates: int | None = None
     weakest_cut: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] | None = None
+    per_agent: dict | None = None
 
     def headline(self, measure: str = "phi_r") -> float:
         """The value to report: bias-corrected where a correction was made, else the plug-in value."""
@@ -56,6 +58,9 @@ class PhiResult:
             out["ci"] = {k: [float(v[0]), float(v[1])] for k, v in self.ci.items()}
         if self.weakest_cut is not None:
             out["weakest_cut"] = {k: [list(p) for p in v] for k, v in self.weakest_cut.items()}
+        if self.per_agent is not None:
+            out["per_agent"] = {k: ([[list(p) for p in mib] for mib in v] if k == "mib" else list(v))
+                                for k, v in self.per_agent.items()}
         return out
 
 

@@ -26,3 +26,25 @@ def simulate_var1(A, noise_cov, T: int, agents: int | None = None, seed=None) ->
         X[t] = X[t - 1] @ A.T + eps[t]
     X = np.moveaxis(X, 1, 0)
     return X[0] if agents is None else X
+
+
+def simulate_agents(A: np.ndarray, noise_cov: np.ndarray, T: int, rng: np.random.Generator,
+                    replicates: int | None = None) -> np.ndarray:
+    """Independent stationary VAR(1) paths, each agent its own model: A, noise_cov (m, n, n) -> (m, T, n).
+
+    Agent k follows X_t = A[k] X_{t-1} + eps_t, eps_t ~ N(0, noise_cov[k]), started in its own stationary
+    law. ``replicates``: R independent copies of the whole set, (R, m, T, n). The models are not validated
+    here (callers pass stationary ones); used by the per-agent parametric bootstrap
+    (``cognition.phi.agents``) and by the calibration families.
+    """
+    m, n, _ = A.shape
+    R = 1 if replicates is None else int(replicates)
+    start = np.linalg.cholesky(np.stack([stationary_covariance(a, c) for a, c in zip(A, noise_cov)]))
+    x = np.einsum("mij,rmj->rmi", start, rng.standard_normal((R, m, n)))
+    eps = np.einsum("mij,rmtj->rmti", np.linalg.cholesky(noise_cov), rng.standard_normal((R, m, T, n)))
+    X = np.empty((R, m, T, n))
+    X[:, :, 0] = x
+    for t in range(1, T):
+        x = np.einsum("mij,rmj->rmi", A, x) + eps[:, :, t]
+        X[:, :, t] = x
+    return X[0] if replicates is None else X

@@ -55,9 +55,7 @@ def phi_bands(units: np.ndarray, *, measure: str, window: int, lag: int, shrinka
 
     units: (agents, T, n) recorded unit signals of the completed cycles. Returns a dict
     with ``cycles`` (the cycle each window ends at), ``estimate_bits`` and their ``mean_bits``,
-    ``ci_bits`` (list of [low, high] at ``confidence``, or None), ``replicate_means_bits`` (the
-    mean over those cycles in each agent-bootstrap replicate, for comparing runs, or None),
-    ``null_bits`` {low, median, high}
+    ``ci_bits`` (list of [low, high] at ``confidence``, or None), ``null_bits`` {low, median, high}
     (quantiles (1 - confidence)/2, 0.5, (1 + confidence)/2 of the surrogates, or None),
     ``p_values`` (per-cycle Monte Carlo p-value against the surrogates), the counts of
     cycles above the null band, and the methods; or {"note": why} when no band can be made.
@@ -77,14 +75,14 @@ def phi_bands(units: np.ndarray, *, measure: str, window: int, lag: int, shrinka
     rng = np.random.default_rng([seed, STREAM])
     try:
         estimate, starts = per_window(units)
-        ci, ci_method, replicate_means = _bootstrap_band(units, estimate, per_window, rng, bootstrap, confidence)
+        ci, ci_method = _bootstrap_band(units, estimate, per_window, rng, bootstrap, confidence)
         null = _null_draws(units, per_window, rng, surrogates)
     except ValueError as exc:  # e.g. a window whose covariance is singular
         return {"note": f"no band: {exc}"}
     out = {"measure": measure, "units": "bits", "window_cycles": window, "step_cycles": step,
            "confidence": confidence, "cycles": (starts + window).tolist(), "estimate_bits": estimate.tolist(),
            "mean_bits": float(estimate.mean()), "ci_bits": ci, "ci_method": ci_method,
-           "replicate_means_bits": replicate_means, "null_bits": None, "p_values": None,
+           "null_bits": None, "p_values": None,
            "null_method": "none (phi.surrogates = 0)"}
     if null is not None:
         a = 1.0 - confidence
@@ -102,13 +100,12 @@ def _bootstrap_band(units, estimate, per_window, rng, bootstrap: int, confidence
     agents = units.shape[0]
     n_boot = min(bootstrap, MAX_REPLICATES)
     if n_boot == 0:
-        return None, "none (phi.bootstrap = 0)", None
+        return None, "none (phi.bootstrap = 0)"
     if agents < MIN_BOOTSTRAP_AGENTS:
-        return (None, f"none: resampling agents needs at least {MIN_BOOTSTRAP_AGENTS} agents, the run has {agents}",
-                None)
+        return None, f"none: resampling agents needs at least {MIN_BOOTSTRAP_AGENTS} agents, the run has {agents}"
     reps = np.stack([per_window(units[rng.integers(0, agents, size=agents)])[0] for _ in range(n_boot)])
     ci = [list(basic_interval(float(e), reps[:, j], confidence)) for j, e in enumerate(estimate)]
-    return ci, f"basic bootstrap per cycle, {n_boot} replicates resampling agents", reps.mean(axis=1).tolist()
+    return ci, f"basic bootstrap per cycle, {n_boot} replicates resampling agents"
 
 
 def _null_draws(units, per_window, rng, surrogates: int):

@@ -1,28 +1,33 @@
 """Runs side by side: Phi per run, a significance test between conditions, and the cost per cycle.
 
 A condition is a group of runs (``python -m cognition.report --group RUN ... --group RUN ...``)
-or one run (``python -m cognition.report RUN_A RUN_B``). Two conditions are compared
+or one run (``python -m cognition.report RUN_A RUN_B``). Each run is one number, its headline
+Phi (``phi.headline_bits`` in report.json: the mean over agents of each agent's own Phi,
+bias-corrected; :mod:`cognition.analysis`), the number its report prints and its criteria judge.
+Two conditions are compared
 
 * **across runs** when each has at least two: every run (seed, an independently drawn
-  architecture) contributes one number, its mean per-cycle Phi (``phi.mean_bits`` in
-  report.json; agents pooled in every window), and the conditions are compared by Welch's t
-  test (:func:`cognition.reporting.stats.welch_difference`). The test speaks for the model
-  as far as the seeds sample its architectures;
-* **within one seed** when each is a single run: each run's mean per-cycle Phi is
-  bootstrapped over its agents (:func:`cognition.reporting.stats.bootstrap_difference`). All
-  agents of a run share one seed's architecture, so that test speaks for the two
-  architectures only, and the output says so. On same-mode runs with different seeds it called
-  the difference significant in 16 % of 300 classical pairs at alpha = 0.05 before issue 15 (8
-  agents), 3.0 % of 400 pairs after it (32 agents): its size across seeds depends on the
-  architecture (``python -m cognition.bench compare``, docs/reports.md).
+  architecture) contributes its headline, and the conditions are compared by Welch's t test
+  (:func:`cognition.reporting.stats.welch_difference`). The test speaks for the model as far
+  as the seeds sample its architectures;
+* **within one seed** when each is a single run: the difference of the two headlines, with
+  standard error sqrt(se_a^2 + se_b^2) from each run's standard error across its agents
+  (``phi.whole_run.se``), a normal interval and z test
+  (:func:`cognition.reporting.stats.independent_difference`). All agents of a run share one
+  seed's architecture, so that test speaks for the two architectures only, and the output
+  says so.
 
-One run against several is not tested (the single run has no spread of its own across seeds).
-With more than one comparison, p-values are also given Holm-adjusted, so that "some pair
-differs" keeps its level. Why not Mann-Whitney U or Welch's t on per-cycle values:
-overlapping windows make neighbouring cycles dependent.
+A run without a finite, per-agent headline (too few cycles or agents: its ``phi.whole_run_note``
+says why) gets "no test" with the reason. One run against several is not tested (the single
+run has no spread of its own across seeds). With more than one comparison, p-values are also
+given Holm-adjusted, so that "some pair differs" keeps its level. The mean per-cycle Phi
+(``phi.mean_bits``, each window pooled over agents) is shown as a description and never
+tested: overlapping windows make neighbouring cycles dependent, and the pooled windows
+describe the agents' mixture, not an agent.
 """
 from __future__ import annotations
 
+import math
 from itertools import combinations
 from pathlib import Path
 
@@ -30,52 +35,64 @@ import numpy as np
 
 from cognition.errors import UsageError
 from cognition.reporting import fmt
-from cognition.reporting.bands import run_bands
-from cognition.reporting.rundata import RunData, load_run, load_units
+from cognition.reporting.rundata import RunData, load_run
 from cognition.reporting.sections import cycle_seconds
-from cognition.reporting.stats import bootstrap_difference, holm, welch_difference
+from cognition.reporting.stats import holm, independent_difference, welch_difference
 
 ACROSS_RUNS, ONE_ARCHITECTURE = "across runs (seeds)", "one architecture per side (agents within one seed)"
-METHOD_NOTE = ("Per-cycle Phi comes from overlapping windows, so neighbouring cycles are dependent and a test that "
-               "treats them as independent observations (Mann-Whitney U, Welch's t on per-cycle values) would "
-               "overstate significance. Across runs: each run (seed) contributes its mean per-cycle Phi, and two "
-               "groups of runs are compared by Welch's t test with a t interval of the difference of group means; "
-               "H0: equal mean over seeds. One run per side: each run's mean per-cycle Phi (at the cycles its bands "
-               "evaluate) is bootstrapped by resampling its agents and re-estimating every window, and the "
-               "difference is tested with the bootstrap standard error (normal interval); the agents share one "
-               "seed's architecture, so this speaks for the two architectures, not for the model. Holm-adjusted "
-               "p-values account for testing every pair.")
-ONE_RUN_CAVEAT = ("one run per side: the test resamples agents within each run's seed, so it speaks for these "
-                  "architectures ({seeds}), not for the model; to compare conditions give several seeds per side: "
-                  "python -m cognition.report --group RUN RUN ... --group RUN RUN ...")
+METHOD_NOTE = ("Each run is one number, its headline Phi (phi.headline_bits: the mean over agents of each agent's "
+               "own Phi, bias-corrected), the number its report prints and its criteria judge. Across runs: two "
+               "groups of runs (seeds) are compared by Welch's t test on their runs' headlines, with a t interval "
+               "of the difference of group means; H0: equal mean over seeds. One run per side: the difference of "
+               "the two headlines, with standard error sqrt(se_a^2 + se_b^2) from each headline's standard error "
+               "across its run's agents (phi.whole_run.se), a normal interval and a two-sided z test; the agents "
+               "share one seed's architecture, so this speaks for the two architectures, not for the model. "
+               "Holm-adjusted p-values account for testing every pair. The mean per-cycle Phi is descriptive "
+               "(each window pooled over agents) and not tested: overlapping windows make neighbouring cycles "
+               "dependent, so a test that treats them as independent observations (Mann-Whitney U, Welch's t on "
+               "per-cycle values) would overstate significance.")
+ONE_RUN_CAVEAT = ("one run per side: the test's standard error is the spread of each run's agents within its seed, "
+                  "so it speaks for these architectures ({seeds}), not for the model; to compare conditions give "
+                  "several seeds per side: python -m cognition.report --group RUN RUN ... --group RUN RUN ...")
+
+
+def _finite(value) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def headline_missing(phi: dict) -> str | None:
+    """Why a run's report.json has no headline a comparison can use, or None."""
+    value = phi.get("headline_bits")
+    if not _finite(value):
+        return phi.get("whole_run_note") or ("no phi.headline_bits in report.json" if value is None
+                                             else f"its headline Phi is {value}")
+    if not (phi.get("whole_run") or {}).get("per_agent"):
+        return f"its headline is a {phi.get('headline_method') or 'pooled estimate'}, not the per-agent Phi"
+    return None
 
 
 def summarise_run(run: RunData, label: str, group: str | None = None) -> dict:
-    """One run's row: Phi per cycle and over the whole run (bits), seconds per cycle, peak memory (bytes)."""
+    """One run's row: the headline Phi with its CI, test and standard error, the descriptive per-cycle Phi
+    (bits), seconds per cycle, peak memory (bytes)."""
     phi = run.report["phi"]
     m = phi["measure"]
-    bands = run.report.get("phi_bands") or {}
     with_phi = [r for r in run.records if r.get("phi")]
     whole = phi.get("whole_run") or {}
     secs = cycle_seconds(run.records)
     tel = run.report.get("telemetry") or {}
-    no_phi = None if phi.get("mean_bits") is not None else (phi.get("note") or "no per-cycle Phi")
     return {"label": label, "group": group or label, "path": str(run.path), "mode": run.mode,
             "seed": run.provenance.get("seed"), "cycles": run.report["cycles_completed"],
             "agents": run.config["run"]["agents"], "measure": m,
-            "window_cycles": phi.get("window_cycles"), "passed": run.report["passed"], "no_phi_reason": no_phi,
-            "phi_cycles": [r["cycle"] for r in with_phi], "phi_bits": [float(r["phi"][m]) for r in with_phi],
+            "window_cycles": phi.get("window_cycles"), "passed": run.report["passed"],
+            "headline_bits": phi.get("headline_bits"), "headline_ci_bits": phi.get("headline_ci_bits"),
+            "headline_p_value": phi.get("headline_p_value"), "headline_se_bits": (whole.get("se") or {}).get(m),
+            "integrated": phi.get("integrated"), "no_headline_reason": headline_missing(phi),
             "mean_bits": phi.get("mean_bits"), "mean_ci_bits": phi.get("mean_ci_bits"),
-            "whole_run_bits": whole.get(m), "whole_run_ci_bits": (whole.get("ci") or {}).get(m),
-            "whole_run_p_value": (whole.get("p_value") or {}).get(m),
+            "phi_cycles": [r["cycle"] for r in with_phi], "phi_bits": [float(r["phi"][m]) for r in with_phi],
             "seconds_per_cycle": secs.tolist(),
             "median_seconds_per_cycle": float(np.nanmedian(secs)) if np.isfinite(secs).any() else None,
             "peak_memory_bytes": tel.get("mem_peak_bytes", tel.get("mem_peak_rss_bytes")),
-            "peak_memory_kind": "CUDA tensors" if "mem_peak_bytes" in tel else "process RSS",
-            "test_cycles": bands.get("cycles"), "test_mean_bits": bands.get("mean_bits"),
-            "replicate_means_bits": bands.get("replicate_means_bits"),
-            "no_test_reason": None if bands.get("replicate_means_bits") else
-            (bands.get("ci_method") or bands.get("note") or "no per-cycle bootstrap in report.json")}
+            "peak_memory_kind": "CUDA tensors" if "mem_peak_bytes" in tel else "process RSS"}
 
 
 def _labels(runs: list[RunData]) -> list[str]:
@@ -105,24 +122,31 @@ def _group_notes(label: str, rows: list[dict]) -> list[str]:
     return notes
 
 
+def _no_test(rows: list[dict], *, standard_error: bool = False) -> dict | None:
+    """{"note": "no test (...)"} naming each run without a usable headline (and, with ``standard_error``,
+    without its standard error across agents), or None when every run has what the test needs."""
+    missing = [f"{r['label']}: {r['no_headline_reason']}" for r in rows if r["no_headline_reason"]]
+    if standard_error:
+        missing += [f"{r['label']}: no standard error of its headline across agents in report.json "
+                    f"(phi.whole_run.se.{r['measure']})" for r in rows
+                    if not r["no_headline_reason"] and r["headline_se_bits"] is None]
+    return {"note": "no test (" + "; ".join(missing) + ")"} if missing else None
+
+
 def _across_runs(a: dict, b: dict) -> dict:
-    missing = [f"{r['label']}: {r['no_phi_reason']}" for r in a["rows"] + b["rows"] if r["no_phi_reason"]]
+    missing = _no_test(a["rows"] + b["rows"])
     if missing:
-        return {"note": "no test (" + "; ".join(missing) + ")"}
-    try:
-        test = welch_difference([r["mean_bits"] for r in a["rows"]], [r["mean_bits"] for r in b["rows"]])
-    except ValueError as exc:  # a run whose mean per-cycle Phi is not finite
-        return {"note": f"no test ({exc})"}
-    return {**test, "a_bits": a["mean_bits"], "b_bits": b["mean_bits"], "scope": ACROSS_RUNS}
+        return missing
+    test = welch_difference(a["headline_bits"], b["headline_bits"])
+    return {**test, "a_bits": a["mean_headline_bits"], "b_bits": b["mean_headline_bits"], "scope": ACROSS_RUNS}
 
 
 def _within_seed(a: dict, b: dict) -> dict:
-    missing = [f"{r['label']}: {r['no_test_reason']}" for r in (a, b) if r["no_test_reason"]]
+    missing = _no_test([a, b], standard_error=True)
     if missing:
-        return {"note": "no test (" + "; ".join(missing) + ")"}
-    test = bootstrap_difference(a["test_mean_bits"], a["replicate_means_bits"],
-                                b["test_mean_bits"], b["replicate_means_bits"])
-    return {**test, "a_bits": a["test_mean_bits"], "b_bits": b["test_mean_bits"], "scope": ONE_ARCHITECTURE,
+        return missing
+    test = independent_difference(a["headline_bits"], a["headline_se_bits"], b["headline_bits"], b["headline_se_bits"])
+    return {**test, "a_bits": a["headline_bits"], "b_bits": b["headline_bits"], "scope": ONE_ARCHITECTURE,
             "caveat": ONE_RUN_CAVEAT.format(seeds=f"{a['label']}: seed {a['seed']}; {b['label']}: seed {b['seed']}")}
 
 
@@ -138,7 +162,7 @@ def _test(a: dict, b: dict) -> dict:
 
 
 def compare_groups(groups: list[list[RunData]], labels: list[str] | None = None) -> dict:
-    """Rows for each run, each group's per-run values, and a test for each pair of groups.
+    """Rows for each run, each group's per-run headlines, and a test for each pair of groups.
 
     ``groups``: the runs of each condition (a group of one is one run). UsageError if the runs
     use different measures."""
@@ -153,15 +177,15 @@ def compare_groups(groups: list[list[RunData]], labels: list[str] | None = None)
     for g, label in zip(groups, labels):
         rows = [summarise_run(r, f"{label} #{i + 1}" if grouped else label, label) for i, r in enumerate(g)]
         all_rows += rows
-        values = [r["mean_bits"] for r in rows]
+        values = [None if r["no_headline_reason"] else r["headline_bits"] for r in rows]  # the test's numbers
         known = [v for v in values if v is not None]
         summaries.append({"label": label, "rows": rows, "runs": [r["label"] for r in rows],
-                          "seeds": [r["seed"] for r in rows], "values_bits": values,
-                          "mean_bits": float(np.mean(known)) if known else None,
-                          "sd_bits": float(np.std(known, ddof=1)) if len(known) > 1 else None})
+                          "seeds": [r["seed"] for r in rows], "headline_bits": values,
+                          "mean_headline_bits": float(np.mean(known)) if known else None,
+                          "sd_headline_bits": float(np.std(known, ddof=1)) if len(known) > 1 else None})
         notes += _group_notes(label, rows)
-        notes += [f"{r['label']}: {r['no_phi_reason']}; its criteria did not test Phi" for r in rows
-                  if r["no_phi_reason"] and r["passed"]]
+        notes += [f"{r['label']}: {r['no_headline_reason']}; its criteria did not test Phi" for r in rows
+                  if _untested(r)]
     tests = [{"a": a["label"], "b": b["label"], **_test(a, b)} for a, b in combinations(summaries, 2)]
     done = [t for t in tests if "p_value" in t]
     if len(done) > 1:
@@ -178,17 +202,6 @@ def compare_runs(runs: list[RunData]) -> dict:
     return compare_groups([[r] for r in runs])
 
 
-def _load(path) -> RunData:
-    """A run directory; one whose report.json predates the per-cycle bands gets them computed here
-    from its checkpoint, in memory (the run directory is not changed)."""
-    run = load_run(path)
-    if "replicate_means_bits" not in (run.report.get("phi_bands") or {}):
-        units = load_units(run.path, len(run.records))
-        if units is not None:
-            run.report["phi_bands"] = run_bands(run.config, run.report["phi"], units, len(run.records))
-    return run
-
-
 def compare_group_dirs(groups: list[list[str | Path]], labels: list[str] | None = None) -> dict:
     """:func:`compare_groups` on run directories (NotARunError, one line, for a path that is not a run;
     UsageError for a directory given twice)."""
@@ -202,7 +215,7 @@ def compare_group_dirs(groups: list[list[str | Path]], labels: list[str] | None 
                          f"in --group {i + 1}" if seen[key] == i else f"in --group {seen[key] + 1} and {i + 1}")
                 raise UsageError(f"{p}: given twice ({where}); each run may be compared once")
             seen[key] = i
-    return compare_groups([[_load(p) for p in g] for g in groups], labels)
+    return compare_groups([[load_run(p) for p in g] for g in groups], labels)
 
 
 def compare_dirs(paths: list[str | Path]) -> dict:
@@ -210,31 +223,44 @@ def compare_dirs(paths: list[str | Path]) -> dict:
     return compare_group_dirs([[p] for p in paths])
 
 
+def _untested(row: dict) -> bool:
+    """A run that passed without a headline: its criteria never tested Phi (a --quick run)."""
+    return row["passed"] and not _finite(row["headline_bits"])
+
+
 def _criteria(row: dict) -> str:
     if not row["passed"]:
         return "FAILED"
-    return "passed (no Phi tested)" if row["no_phi_reason"] else "passed"
+    return "passed (no Phi tested)" if _untested(row) else "passed"
+
+
+def _with_ci(value, ci) -> str:
+    """``0.2760 bits [0.1340, 0.5410]``, ``0.2760 bits n/a`` without an interval, ``n/a`` without a value."""
+    return "n/a" if fmt.bits(value) == "n/a" else f"{fmt.bits(value)} {fmt.interval(ci, unit='')}"
 
 
 def table_rows(comparison: dict) -> tuple[list[str], list[list[str]]]:
+    """Each run: its headline Phi with CI, integration test and verdict; the descriptive mean per-cycle Phi; cost."""
     m = comparison["measure"]
-    header = ["run", "mode", "seed", "cycles", f"mean {m} [CI]", f"whole-run {m}", "p (null)",
-              "s/cycle (median)", "peak memory", "criteria"]
+    header = ["run", "mode", "seed", "cycles", f"headline {m} [CI]", "p (integration test)", "integrated",
+              f"mean per-cycle {m} [CI] (descriptive)", "s/cycle (median)", "peak memory", "criteria"]
     rows = [[r["label"], r["mode"], str(r["seed"]), str(r["cycles"]),
-             f"{fmt.bits(r['mean_bits'])} {fmt.interval(r['mean_ci_bits'], unit='')}",
-             fmt.bits(r["whole_run_bits"]), fmt.p_value(r["whole_run_p_value"]),
+             _with_ci(r["headline_bits"], r["headline_ci_bits"]),
+             fmt.p_value(r["headline_p_value"]),
+             "n/a" if r["integrated"] is None else ("yes" if r["integrated"]["passed"] else "no"),
+             _with_ci(r["mean_bits"], r["mean_ci_bits"]),
              fmt.seconds(r["median_seconds_per_cycle"]), fmt.mib(r["peak_memory_bytes"]),
              _criteria(r)] for r in comparison["runs"]]
     return header, rows
 
 
 def group_rows(comparison: dict) -> tuple[list[str], list[list[str]]]:
-    """Each group: its seeds and the one number per run the across-run test uses."""
+    """Each group: its seeds and the one number per run the across-run test uses, the run's headline."""
     m = comparison["measure"]
-    header = ["group", "runs", "seeds", f"mean per-cycle {m} per run", "group mean", "SD across runs"]
+    header = ["group", "runs", "seeds", f"headline {m} per run", "group mean", "SD across runs"]
     rows = [[g["label"], str(len(g["runs"])), ", ".join(map(str, g["seeds"])),
-             ", ".join(fmt.number(v) for v in g["values_bits"]), fmt.bits(g["mean_bits"]),
-             fmt.bits(g["sd_bits"])] for g in comparison["groups"]]
+             ", ".join(fmt.number(v) for v in g["headline_bits"]), fmt.bits(g["mean_headline_bits"]),
+             fmt.bits(g["sd_headline_bits"])] for g in comparison["groups"]]
     return header, rows
 
 
@@ -247,9 +273,9 @@ def pair_rows(comparison: dict) -> tuple[list[str], list[list[str]]]:
         if "p_value" not in t:
             rows.append([pair, "n/a", "n/a", "n/a", "none", "n/a", "n/a"])
         else:
-            test = (f"Welch t, df {t['df']:.1f}" if t["scope"] == ACROSS_RUNS else "within seed, agents")
+            test = (f"Welch t, df {t['df']:.1f}" if t["scope"] == ACROSS_RUNS else "within seed, z (agents' SE)")
             rows.append([pair, fmt.bits(t["a_bits"]), fmt.bits(t["b_bits"]),
-                         f"{fmt.bits(t['difference'])} {fmt.interval(t['ci'], unit='')}", test,
+                         _with_ci(t["difference"], t["ci"]), test,
                          fmt.p_value(t["p_value"]), fmt.p_value(t.get("p_value_holm"))])
     return header, rows
 
@@ -259,11 +285,11 @@ def pair_notes(comparison: dict) -> list[str]:
     notes = []
     scopes = {t.get("scope") for t in comparison["tests"]}
     if ACROSS_RUNS in scopes:
-        notes.append("across runs: a and b are the groups' means of each run's mean per-cycle Phi (the groups "
-                     "table); each seed counts once")
+        notes.append("across runs: a and b are the groups' means of their runs' headline Phi (the groups table); "
+                     "each seed counts once")
     if ONE_ARCHITECTURE in scopes:
-        notes.append("within seed: a and b are each run's mean per-cycle Phi at the cycles its bands evaluate "
-                     "(phi_bands.cycles), so they can differ from the runs table's mean over every cycle")
+        notes.append("within seed: a and b are the two runs' headline Phi (the runs table); the standard error of "
+                     "a - b is sqrt(se_a^2 + se_b^2), each the standard error of a headline across its run's agents")
     for t in comparison["tests"]:
         for note in (f"test: {t['method']}" if "method" in t else None, t.get("caveat"), t.get("note")):
             if note and note not in notes:
@@ -279,11 +305,13 @@ def _text_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def table_text(comparison: dict) -> str:
     """The comparison as plain-text tables for a terminal."""
-    lines = [f"Runs ({comparison['measure']} in bits; p (null): surrogate p-value of the whole-run estimate)", ""]
+    lines = [f"Runs ({comparison['measure']} in bits; headline: the mean over agents of each agent's own Phi, "
+             "with its CI across agents and its integration test; mean per-cycle: descriptive, each window "
+             "pooled over agents)", ""]
     lines += _text_table(*table_rows(comparison))
     if comparison["grouped"]:
         lines += ["", "Groups (the across-run test's numbers, bits)", ""] + _text_table(*group_rows(comparison))
-    lines += ["", f"Mean per-cycle {comparison['measure']}, each pair of "
+    lines += ["", f"Headline {comparison['measure']}, each pair of "
                   f"{'groups' if comparison['grouped'] else 'runs'}", ""]
     lines += _text_table(*pair_rows(comparison)) + [""] + pair_notes(comparison)
     lines += [""] + [f"{r['label']}: {r['path']}" for r in comparison["runs"]]
@@ -308,8 +336,9 @@ def write_files(comparison: dict, out: str | Path) -> list[Path]:
                 *(groups if comparison["grouped"] else []),
                 document.Section("Significance", [document.Table(*pair_rows(comparison)),
                                                   pair_notes(comparison), METHOD_NOTE]),
-                document.Section("Plots", [document.Figure(png, "Phi per cycle, its distribution per run, "
-                                                                "the whole-run estimate and seconds per cycle")])]
+                document.Section("Plots", [document.Figure(png, "headline Phi per run with its CI, the "
+                                                                "numbers tested, per-cycle Phi (descriptive) and "
+                                                                "seconds per cycle")])]
         (out / "comparison.md").write_text(document.markdown(title, body))
         (out / "comparison.html").write_text(document.html_page(title, body))
     except OSError as exc:

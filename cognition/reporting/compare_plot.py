@@ -1,4 +1,9 @@
-"""The comparison plot: Phi over cycles, its distribution per run, the whole-run estimate, cost per cycle."""
+"""The comparison plot: each run's headline Phi with its CI, the numbers tested, per-cycle Phi (descriptive),
+cost per cycle.
+
+The tests compare headlines (:mod:`cognition.reporting.compare`): with groups, the top-right panel shows
+each run's headline and each group's mean headline; with one run per condition, the runs' headlines
+(bottom left) are the numbers tested. Per-cycle Phi (each window pooled over agents) is descriptive."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,7 +15,7 @@ from cognition.reporting.plots import DPI, interval, pyplot
 
 
 def comparison_plot(comparison: dict, path: Path) -> Path:
-    """Four panels from :func:`cognition.reporting.compare.compare_runs`'s result; returns ``path``."""
+    """Four panels from :func:`cognition.reporting.compare.compare_groups`'s result; returns ``path``."""
     plt = pyplot()
     runs, m = comparison["runs"], comparison["measure"]
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -28,7 +33,7 @@ def comparison_plot(comparison: dict, path: Path) -> Path:
                   label=None if group in legend else group)
         legend.add(group)
     ax_t.axhline(0, color="black", lw=0.6)
-    ax_t.set(xlabel="cycle", ylabel=f"{m} (bits)", title="Per-cycle Phi")
+    ax_t.set(xlabel="cycle", ylabel=f"{m} (bits)", title="Per-cycle Phi (descriptive, windows pooled over agents)")
     ax_t.legend(fontsize=8)
 
     if comparison.get("grouped"):
@@ -36,19 +41,19 @@ def comparison_plot(comparison: dict, path: Path) -> Path:
     else:
         _distributions(ax_d, runs, pos, labels, colors)
     ax_d.set(ylabel=f"{m} (bits)")
-    _annotate_tests(ax_d, comparison)
 
-    whole = [r["whole_run_bits"] if r["whole_run_bits"] is not None else np.nan for r in runs]
-    for p_, r, w in zip(pos, runs, whole):
-        lo, hi = r["whole_run_ci_bits"] or (None, None)
-        interval(ax_w, p_, w, lo, hi, marker="o", color="black", capsize=5)
-    for p_, r, w in zip(pos, runs, whole) if len(runs) <= 4 else ():  # more would overlap
-        ax_w.annotate(f"p = {fmt.p_value(r['whole_run_p_value'])}", (p_, w), xytext=(8, 0),
+    headline = [r["headline_bits"] if r["headline_bits"] is not None else np.nan for r in runs]
+    for p_, r, h in zip(pos, runs, headline):
+        lo, hi = r["headline_ci_bits"] or (None, None)
+        interval(ax_w, p_, h, lo, hi, marker="o", color="black", capsize=5)
+    for p_, r, h in zip(pos, runs, headline) if len(runs) <= 4 else ():  # more would overlap
+        ax_w.annotate(f"p = {fmt.p_value(r['headline_p_value'])}", (p_, h), xytext=(8, 0),
                       textcoords="offset points", fontsize=8, va="center")
     ax_w.axhline(0, color="black", lw=0.6)
     ax_w.set_xticks(pos, labels, rotation=30 if len(runs) > 4 else 0, ha="right" if len(runs) > 4 else "center")
     ax_w.set_xlim(0.5, len(runs) + 0.5)
-    ax_w.set(ylabel=f"{m} (bits)", title="Whole-run Phi with bootstrap CI (p: surrogate null model)")
+    ax_w.set(ylabel=f"{m} (bits)", title="Headline Phi (mean per-agent) with its CI (p: integration test)")
+    _annotate_tests(ax_d if comparison.get("grouped") else ax_w, comparison)  # under the numbers tested
 
     secs = [np.asarray(r["seconds_per_cycle"], dtype=float) for r in runs]
     ax_s.boxplot([s[np.isfinite(s)] for s in secs], positions=pos, widths=0.4)
@@ -66,7 +71,7 @@ def comparison_plot(comparison: dict, path: Path) -> Path:
 
 
 def _distributions(ax, runs: list[dict], pos, labels: list[str], colors: list[str]) -> None:
-    """One run per condition: each run's per-cycle Phi as a violin and box, with its mean."""
+    """One run per condition: each run's per-cycle Phi as a violin and box, with its mean (descriptive)."""
     data = [r["phi_bits"] if r["phi_bits"] else [np.nan] for r in runs]
     drawable = [i for i, d in enumerate(data) if len(d) > 1]
     if drawable:
@@ -77,29 +82,30 @@ def _distributions(ax, runs: list[dict], pos, labels: list[str], colors: list[st
     ax.boxplot(data, positions=pos, widths=0.15, showfliers=False)
     with_phi = [i for i, r in enumerate(runs) if r["phi_bits"]]  # a run without Phi (--quick) has no mean
     ax.scatter(pos[with_phi], [np.mean(runs[i]["phi_bits"]) for i in with_phi], color="black", marker="D", s=18,
-               zorder=3, label="mean")
+               zorder=3, label="mean per-cycle Phi")
     ax.set_xticks(pos, labels)
-    ax.set(title="Distribution of per-cycle Phi")
+    ax.set(title="Distribution of per-cycle Phi (descriptive)")
     ax.legend(fontsize=8, loc="upper right")
 
 
 def _per_run_values(ax, comparison: dict, color_of: dict) -> None:
-    """Groups of runs: each run's mean per-cycle Phi (the across-run test's numbers) and the group mean."""
+    """Groups of runs: each run's headline Phi (the across-run test's numbers) and the group's mean headline."""
     groups = comparison["groups"]
     for i, g in enumerate(groups, 1):
-        values = [v for v in g["values_bits"] if v is not None]
+        values = [v for v in g["headline_bits"] if v is not None]
         jitter = np.linspace(-0.12, 0.12, len(values)) if len(values) > 1 else np.zeros(len(values))
         ax.scatter(i + jitter, values, color=color_of[g["label"]], s=22, alpha=0.8)
-        if g["mean_bits"] is not None:
-            ax.hlines(g["mean_bits"], i - 0.25, i + 0.25, color="black", lw=1.5, label="group mean" if i == 1 else None)
+        if g["mean_headline_bits"] is not None:
+            ax.hlines(g["mean_headline_bits"], i - 0.25, i + 0.25, color="black", lw=1.5,
+                      label="group mean headline" if i == 1 else None)
     ax.set_xticks(np.arange(1, len(groups) + 1), [f"{g['label']}\n({len(g['runs'])} runs)" for g in groups])
     ax.set_xlim(0.5, len(groups) + 0.5)
-    ax.set(title="Mean per-cycle Phi of each run (one point per seed)")
+    ax.set(title="Headline Phi of each run (one point per seed)")
     ax.legend(fontsize=8, loc="best")
 
 
 def _annotate_tests(ax, comparison: dict) -> None:
-    """One line per pair under the distribution panel: difference, p-value (Holm-adjusted when given)."""
+    """One line per pair under the panel of the numbers tested: difference, p-value (Holm-adjusted when given)."""
     lines = []
     for t in comparison["tests"]:
         if "p_value" in t:

@@ -77,10 +77,14 @@ def _summary(report, records, provenance, config) -> Section:
     secs = cycle_seconds(records)
     status = f"Status: {report['status']} after {report['cycles_completed']} of {config['run']['cycles']} cycles."
     mode = provenance.get("quantum_mode")
+    integrated = phi.get("integrated") or {}
     items = [f"verdict: {'every criterion passed' if report['passed'] else 'a criterion failed'}",
-             f"mean {m} over cycles: {fmt.bits(phi.get('mean_bits'))}, CI {fmt.interval(phi.get('mean_ci_bits'))}",
-             f"whole-run {m}: {fmt.bits(phi.get('headline_bits'))}, CI {fmt.interval(phi.get('headline_ci_bits'))}, "
-             f"integration test p-value {fmt.p_value(phi.get('headline_p_value'))}",
+             f"{m} (the headline: mean over agents of each agent's own Phi): {fmt.bits(phi.get('headline_bits'))}, "
+             f"CI {fmt.interval(phi.get('headline_ci_bits'))}, integration test p-value "
+             f"{fmt.p_value(phi.get('headline_p_value'))}"
+             + (f"; integrated: {'yes' if integrated['passed'] else 'no'} ({integrated['reason']})"
+                if integrated else ""),
+             f"mean per-cycle {m} (descriptive, pooled over agents): {fmt.bits(phi.get('mean_bits'))}",
              f"quantum mode: {MODE_NAMES.get(mode, mode)} ({mode}), {config['run']['agents']} agents, "
              f"seed {provenance.get('seed')}",
              f"device: {device_text(provenance['device'])}",
@@ -124,10 +128,11 @@ def _phi_blocks(report: dict, records: list[dict]) -> list:
         items.append(f"{len(undefined)} cycles after the window filled have no estimate (first at cycle "
                      f"{undefined[0]['cycle']}: {undefined[0]['phi_note']})")
     if phi.get("mean_bits") is not None:
-        items.append(f"mean over cycles: {fmt.bits(phi['mean_bits'])}, {phi.get('confidence', 0.95):.0%} CI "
+        items.append(f"mean over cycles (descriptive: each cycle's window pooled over agents describes their "
+                     f"mixture, not an agent): {fmt.bits(phi['mean_bits'])}, {phi.get('confidence', 0.95):.0%} CI "
                      f"{fmt.interval(phi.get('mean_ci_bits'))} ({phi.get('mean_ci_method', '')})")
     elif phi.get("note"):
-        items.append(f"mean over cycles: n/a ({phi['note']})")
+        items.append(f"mean over cycles (descriptive): n/a ({phi['note']})")
     if whole:
         items += _whole_run_items(phi, whole)
     elif phi.get("whole_run_note"):
@@ -145,6 +150,14 @@ def _phi_blocks(report: dict, records: list[dict]) -> list:
         rows = [[k, fmt.bits(bc.get(k, whole.get(k))), fmt.interval(ci.get(k)), fmt.p_value(p.get(k))]
                 for k in MEASURES]
         blocks.append(Table(["whole-run measure", "value", "CI", "integration test p-value"], rows))
+        per_agent = whole.get("per_agent")
+        if per_agent:
+            names = phi["unit_names"]
+            rows = [[str(a), fmt.bits(per_agent[m][a]), fmt.bits(per_agent[f"{m}_upper"][a]),
+                     fmt.bits(per_agent[f"{m}_plug_in"][a]),
+                     " | ".join(", ".join(names[i] for i in part) for part in per_agent["mib"][a])]
+                    for a in range(len(per_agent[m]))]
+            blocks.append(Table(["agent", f"{m} (point)", f"{m} (upper)", f"{m} (plug-in)", "the agent's MIB"], rows))
     return blocks
 
 
@@ -152,15 +165,18 @@ def _whole_run_items(phi: dict, whole: dict) -> list[str]:
     m, method = phi["measure"], whole["method"]
     items = [f"whole run ({phi.get('headline_method')}): {fmt.bits(phi.get('headline_bits'))} from "
              f"{whole.get('n_samples')} lagged samples, CI {fmt.interval(phi.get('headline_ci_bits'))} "
-             f"({method.get('ci')}); plug-in value {fmt.bits(whole.get(m))}",
+             f"({method.get('ci')}); mean plug-in value {fmt.bits(whole.get(m))}",
              f"covariance: {method.get('covariance')}",
+             f"bias correction: {method.get('bias_correction')}",
              f"integration test: {method.get('null_model')}; p-value {fmt.p_value(phi.get('headline_p_value'))}"]
+    if phi.get("integrated"):
+        items.append(f"integrated: {'yes' if phi['integrated']['passed'] else 'no'}: {phi['integrated']['reason']}")
     if phi.get("weakest_cut"):
         a, b = phi["weakest_cut"]
         items.append(f"weakest cut (sets the p-value): {{{', '.join(a)}}} | {{{', '.join(b)}}}")
     if phi.get("mib_stability") is not None:
-        items.append(f"MIB stability: {phi['mib_stability']:.0%} of leave-one-agent-out replicates find the same MIB; "
-                     f"the interval is joined over {phi.get('mib_candidates')} bipartition(s) that could be the MIB")
+        items.append(f"MIB agreement: the stated MIB is the own MIB of {phi['mib_stability']:.0%} of the agents "
+                     "(each agent's value is at its own MIB)")
     calib = phi.get("calibration")
     if calib:
         items.append(calibration_text(calib))
@@ -168,12 +184,16 @@ def _whole_run_items(phi: dict, whole: dict) -> list[str]:
 
 
 def calibration_text(calib: dict) -> str:
-    """One line quoting the measured calibration that applies to a run's settings."""
+    """One line quoting the measured calibration that applies to a run's size (the nearest size measured)."""
+    if "accuracy" not in calib:  # a record of an older version
+        return f"calibration ({calib.get('command')}): recorded by an older version; run it again"
     fp = ", ".join(f"{r['family']} {r['false_positive_rate']:.1%}" for r in calib["null_families"])
-    cov = calib["coverage"]
-    return (f"calibration ({calib['command']}): false positives at alpha {calib['alpha']}: {fp}; CI coverage "
-            f"{cov['coverage_true_mib']:.1%} of the nominal 95 % at {cov['agents']} agents x {cov['cycles']} "
-            f"cycles ({'this run' if calib['exact_size'] else 'the nearest size measured'})")
+    acc = ", ".join(f"{r['family']}: median error {r['median_error_bits']:+.3f} bits, coverage {r['coverage']:.0%}"
+                    for r in calib["accuracy"])
+    size = "this run's size" if calib["exact_size"] else "the nearest size measured"
+    return (f"calibration ({calib['command']}; {size}): test false positives at alpha {calib['alpha']} "
+            f"({calib['null_size'][0]} agents x {calib['null_size'][1]} cycles): {fp}; headline against the exact "
+            f"mean per-agent Phi_R ({calib['size'][0]} x {calib['size'][1]}): {acc}")
 
 
 def _mib_blocks(report: dict, records: list[dict]) -> list:

@@ -1,5 +1,8 @@
 """Is Phi different between conditions? Across runs (seeds), or within one seed over its agents.
 
+The number compared is each run's headline (report.json ``phi.headline_bits``: the mean over
+agents of each agent's own Phi, bias-corrected; :mod:`cognition.analysis`).
+
 **Across runs** (:func:`welch_difference`): when each condition has several runs, each
 run -- a seed, an independently drawn architecture -- contributes one number, and the two
 conditions' numbers are compared by Welch's t test with the Welch-Satterthwaite degrees of
@@ -14,57 +17,52 @@ difference d_s = a_s - b_s and the mean difference is tested by the one-sample t
 n - 1 degrees of freedom (Student 1908), which removes the seed-to-seed variation the two
 conditions share.
 
-**Within one seed** (:func:`bootstrap_difference`), one run per condition:
+**Within one seed** (:func:`independent_difference`), one run per condition: each run's
+headline a, b comes with its standard error across the run's agents (``phi.whole_run.se``:
+the agents' values are independent replicates, their noise streams independent;
+cognition.streams). The two runs' agents are independent of each other, so d = a - b has
+standard error se = sqrt(se_a^2 + se_b^2); H0: equal means is tested with z = d / se against
+the standard normal, and the interval is d +- z_{1-alpha/2} se (the Wald test of two
+independent means: Wasserman 2004, *All of Statistics*, sec. 10.1). All agents of a run share
+its seed's architecture, so this test speaks for the two architectures only: the
+seed-to-seed variation is not in its standard error.
 
-Per-cycle Phi is estimated over overlapping windows, so neighbouring cycles share most
-of their samples: 40 per-cycle values are not 40 independent observations, and a test
-that treats them so (Mann-Whitney U, Welch's t) gives p-values far too small. The
-independent replicates in a run are its agents (their noise streams are independent;
-cognition.streams). So each run's statistic -- the mean of per-cycle Phi over the
-evaluated cycles -- is bootstrapped by resampling agents with replacement and repeating
-the whole per-cycle estimation (:mod:`cognition.reporting.bands`, which stores each
-replicate's mean), which keeps every agent's temporal dependence intact (Efron &
-Tibshirani 1993, *An Introduction to the Bootstrap*, ch. 13 and 16).
-
-For two independent runs with estimates a, b and bootstrap replicates a*, b*, the
-difference d = a - b has standard error se = sqrt(var(a*) + var(b*)); the test of H0:
-equal means uses z = d / se against the normal distribution, and the CI is d +- z_{1-alpha/2}
-se (the standard-normal bootstrap interval, Efron & Tibshirani 1993, sec. 13.3). Why not
-the basic or percentile interval: with 8 agents each run's bootstrap bias estimate is
-noisy, and centring on it (basic) rejected a true H0 in 12 % of 120 simulated pairs at
-alpha = 0.05, the percentile test in 1 %; the normal interval in 5.0 % with the most power
-but one (docs/reports.md). All agents of a run share its seed's architecture, so this test
-speaks for that architecture only: on classical runs with different seeds it called the
-difference significant in 16 % of 300 pairs at alpha = 0.05 before issue 15 (8 agents;
-3.0 % of 400 pairs after it, at 32 agents: docs/reports.md), because the seed-to-seed
-variation is not in its standard error.
+Per-cycle Phi is not compared: each value comes from a window pooled over agents (a
+description of their mixture), and neighbouring windows share most of their samples, so a
+test that treats per-cycle values as independent (Mann-Whitney U, Welch's t) gives p-values
+far too small.
 """
 from __future__ import annotations
 
 import numpy as np
 
 
-def bootstrap_difference(a: float, a_reps, b: float, b_reps, confidence: float = 0.95) -> dict:
-    """Test of equal means from two runs' estimates (bits) and their bootstrap replicates (bits).
+def _standardised(d: float, se: float) -> float:
+    """d / se; with se 0 (no spread at all), 0 for d = 0 and +-inf otherwise, so that p is 1 or 0."""
+    return d / se if se > 0 else (0.0 if d == 0 else float(np.copysign(np.inf, d)))
 
-    Returns ``difference`` (a - b), ``standard_error``, ``ci`` [low, high] at ``confidence``,
-    two-sided ``p_value``, ``z`` and ``method``. Raises ValueError without at least 2
-    replicates per run.
+
+def independent_difference(a: float, se_a: float, b: float, se_b: float, confidence: float = 0.95) -> dict:
+    """Test of equal means from two independent estimates (bits) and their standard errors (bits).
+
+    Returns ``difference`` (a - b), ``standard_error`` sqrt(se_a^2 + se_b^2), ``ci`` = difference
+    +- z_{1-(1-confidence)/2} standard_error, ``z``, the two-sided normal ``p_value``, ``confidence``
+    and ``method``. When the standard error is 0 the interval is [d, d] and z is 0 (d = 0) or
+    +-inf. Raises ValueError unless every input is finite and both standard errors are >= 0.
     """
     from scipy.stats import norm
 
-    a_reps = np.asarray(a_reps, dtype=np.float64)
-    b_reps = np.asarray(b_reps, dtype=np.float64)
-    if a_reps.size < 2 or b_reps.size < 2:
-        raise ValueError(f"each run needs at least 2 bootstrap replicates, got {a_reps.size} and {b_reps.size}")
-    d = float(a - b)
-    se = float(np.sqrt(a_reps.var(ddof=1) + b_reps.var(ddof=1)))
-    z = d / se if se > 0 else (0.0 if d == 0 else float(np.copysign(np.inf, d)))
+    values = np.array([a, se_a, b, se_b], dtype=np.float64)
+    if not np.isfinite(values).all() or min(se_a, se_b) < 0:
+        raise ValueError(f"a z test needs two finite estimates and standard errors >= 0, got a = {a}, "
+                         f"se_a = {se_a}, b = {b}, se_b = {se_b}")
+    d, se = float(a - b), float(np.hypot(se_a, se_b))
+    z = _standardised(d, se)
     half = float(norm.ppf(0.5 + confidence / 2)) * se
     return {"difference": d, "standard_error": se, "ci": [d - half, d + half], "z": z,
             "p_value": float(2 * norm.sf(abs(z))), "confidence": confidence,
-            "method": (f"bootstrap over agents ({a_reps.size} and {b_reps.size} replicates), normal interval; "
-                       "H0: equal mean per-cycle Phi")}
+            "method": ("z test of two independent estimates: standard error sqrt(se_a^2 + se_b^2), normal "
+                       "interval; H0: equal means")}
 
 
 def welch_difference(a_values, b_values, confidence: float = 0.95) -> dict:
@@ -83,11 +81,11 @@ def welch_difference(a_values, b_values, confidence: float = 0.95) -> dict:
         raise ValueError(f"each condition needs at least 2 finite per-run values, got {a.size} and {b.size}")
     va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
     d, se = float(a.mean() - b.mean()), float(np.sqrt(va + vb))
+    t = _standardised(d, se)
     if se > 0:
         df = float((va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1)))
-        t = d / se
     else:  # every run of both conditions gave the same value
-        df, t = float(a.size + b.size - 2), (0.0 if d == 0 else float(np.copysign(np.inf, d)))
+        df = float(a.size + b.size - 2)
     half = float(student_t.ppf(0.5 + confidence / 2, df)) * se
     return {"difference": d, "standard_error": se, "ci": [d - half, d + half], "t": t, "df": df,
             "p_value": float(2 * student_t.sf(abs(t), df)), "confidence": confidence,
@@ -115,11 +113,9 @@ def paired_t_difference(a_values, b_values, confidence: float = 0.95) -> dict:
     d = a - b
     n, mean, sd = int(d.size), float(d.mean()), float(d.std(ddof=1))
     se, note = sd / float(np.sqrt(n)), None
-    if se > 0:
-        t = mean / se
-        p = float(2 * stdtr(n - 1, -abs(t)))
-    else:
-        t, p = (0.0, 1.0) if mean == 0 else (float(np.copysign(np.inf, mean)), 0.0)
+    t = _standardised(mean, se)
+    p = float(2 * stdtr(n - 1, -abs(t)))  # 1 for t = 0, 0 for t = +-inf
+    if se == 0:
         note = f"every seed gave the same difference ({mean:g}): standard error 0, interval [d, d], p = {p:g}"
     half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * se
     return {"difference": mean, "sd": sd, "standard_error": se, "ci": [mean - half, mean + half],

@@ -7,9 +7,12 @@ Columns, in order:
   it is not swept;
 * ``status`` (the report's ``completed`` / ``interrupted`` / ``failed``, or
   ``unfinished`` / ``not started``), ``cycles_completed``, ``phi_measure``;
-* ``phi_mean_bits`` with ``phi_mean_ci_low_bits`` / ``phi_mean_ci_high_bits`` (the
-  mean over cycles of the per-cycle Phi and its bootstrap CI), ``phi_whole_run_bits``
-  with its CI and ``phi_whole_run_p_value`` (surrogate null model), ``passed``;
+* ``phi_whole_run_bits`` with ``phi_whole_run_ci_low_bits`` / ``phi_whole_run_ci_high_bits`` and
+  ``phi_whole_run_p_value``: the run's headline (report.json ``phi.headline_bits``: for an
+  ensemble the mean over agents of each agent's own Phi), its interval and its integration
+  test, the numbers a sweep's summaries and plots compare; ``phi_integrated``, the run's verdict;
+  ``phi_mean_bits`` with ``phi_mean_ci_low_bits`` / ``phi_mean_ci_high_bits``: the mean per-cycle
+  Phi (descriptive: each window pooled over agents) and its batch-means interval; ``passed``;
 * timing columns, all named ``timing_*`` (:data:`TIMING_COLUMNS`): ``timing_run_seconds``,
   the summed cycle times from ``metrics.jsonl``. They are the only columns that
   differ between two executions of the same sweep (local or Ray, interrupted or not).
@@ -29,20 +32,15 @@ from cognition.sweeps.naming import format_value
 from cognition.sweeps.spec import SweepSpec
 from cognition.sweeps.state import point_state, read_report
 
-RESULT_COLUMNS = ("status", "cycles_completed", "phi_measure", "phi_mean_bits", "phi_mean_ci_low_bits",
-                  "phi_mean_ci_high_bits", "phi_whole_run_bits", "phi_whole_run_ci_low_bits",
-                  "phi_whole_run_ci_high_bits", "phi_whole_run_p_value", "passed")
+RESULT_COLUMNS = ("status", "cycles_completed", "phi_measure", "phi_whole_run_bits", "phi_whole_run_ci_low_bits",
+                  "phi_whole_run_ci_high_bits", "phi_whole_run_p_value", "phi_integrated", "phi_mean_bits",
+                  "phi_mean_ci_low_bits", "phi_mean_ci_high_bits", "passed")
 TIMING_COLUMNS = ("timing_run_seconds",)
 
 
 def columns(spec: SweepSpec) -> list[str]:
     keys = list(spec.keys) + ([] if "run.seed" in spec.keys else ["run.seed"])
     return ["point", *keys, *RESULT_COLUMNS, *TIMING_COLUMNS]
-
-
-def _by_measure(value, measure: str):
-    """Report fields are either a number or ``{measure: number}``."""
-    return value.get(measure) if isinstance(value, dict) else value
 
 
 def _pair(ci) -> tuple:
@@ -68,13 +66,13 @@ def point_row(point, run_dir: Path) -> dict:
         return row
     phi = report.get("phi", {})
     measure = phi.get("measure")
-    whole = phi.get("whole_run") or {}
     mean_lo, mean_hi = _pair(phi.get("mean_ci_bits"))
-    whole_lo, whole_hi = _pair(_by_measure(whole.get("ci"), measure))
+    whole_lo, whole_hi = _pair(phi.get("headline_ci_bits"))
     row.update(status=report.get("status"), cycles_completed=report.get("cycles_completed"), phi_measure=measure,
                phi_mean_bits=phi.get("mean_bits"), phi_mean_ci_low_bits=mean_lo, phi_mean_ci_high_bits=mean_hi,
-               phi_whole_run_bits=whole.get(measure), phi_whole_run_ci_low_bits=whole_lo,
-               phi_whole_run_ci_high_bits=whole_hi, phi_whole_run_p_value=_by_measure(whole.get("p_value"), measure),
+               phi_whole_run_bits=phi.get("headline_bits"), phi_whole_run_ci_low_bits=whole_lo,
+               phi_whole_run_ci_high_bits=whole_hi, phi_whole_run_p_value=phi.get("headline_p_value"),
+               phi_integrated=(phi.get("integrated") or {}).get("passed"),
                passed=report.get("passed"), timing_run_seconds=_run_seconds(run_dir))
     return row
 

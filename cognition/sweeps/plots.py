@@ -1,10 +1,11 @@
-"""Plots of a sweep: mean Phi against each swept key, with confidence intervals.
+"""Plots of a sweep: each run's headline Phi against each swept key, with confidence intervals.
 
 One PNG per swept key (``phi_vs_<key>.png``; ``run.seed`` only when it is the
 only swept key). At each value of the key:
 
-* small markers: every point with that value, its ``phi_mean_bits`` and the
-  run's own batch-means CI (spread sideways so they do not overlap);
+* small markers: every point with that value, its ``phi_whole_run_bits`` (the run's headline,
+  the mean per-agent Phi) and the run's own interval across agents (spread sideways so they do
+  not overlap);
 * a large marker: the mean over those points with a Student-t interval,
   :func:`t_interval`, i.e. the spread across seeds and the other keys.
 """
@@ -50,11 +51,11 @@ def plot_keys(keys) -> list[str]:
 
 
 def phi_against_key(rows: list[dict], key: str, path: Path, confidence: float = 0.95) -> Path:
-    """Plot mean Phi (bits) of the completed ``rows`` against ``key``; returns ``path``."""
+    """Plot the headline Phi (bits) of the completed ``rows`` against ``key``; returns ``path``."""
     from cognition.reporting.plots import interval, pyplot
 
     plt = pyplot()
-    done = [r for r in rows if r.get("phi_mean_bits") is not None and math.isfinite(r["phi_mean_bits"])]
+    done = [r for r in rows if r.get("phi_whole_run_bits") is not None and math.isfinite(r["phi_whole_run_bits"])]
     values = []
     for r in done:
         if format_value(r[key]) not in [format_value(v) for v in values]:
@@ -72,10 +73,10 @@ def phi_against_key(rows: list[dict], key: str, path: Path, confidence: float = 
         x0 = xs[format_value(v)]
         for j, r in enumerate(group):
             dx = width * ((j + 0.5) / len(group) - 0.5)
-            interval(ax, x0 + dx, r["phi_mean_bits"], r.get("phi_mean_ci_low_bits"), r.get("phi_mean_ci_high_bits"),
-                     marker="o", ms=3, color="tab:blue", alpha=0.6, elinewidth=0.8,
-                     label="point (batch-means CI)" if not means and j == 0 else None)
-        mean, lo, hi = t_interval([r["phi_mean_bits"] for r in group], confidence)
+            interval(ax, x0 + dx, r["phi_whole_run_bits"], r.get("phi_whole_run_ci_low_bits"),
+                     r.get("phi_whole_run_ci_high_bits"), marker="o", ms=3, color="tab:blue", alpha=0.6,
+                     elinewidth=0.8, label="point (its interval across agents)" if not means and j == 0 else None)
+        mean, lo, hi = t_interval([r["phi_whole_run_bits"] for r in group], confidence)
         interval(ax, x0, mean, lo, hi, marker="s", ms=7, color="black", capsize=4,
                  label=f"mean over points ({confidence:.0%} t-interval)" if not means else None)
         means.append((x0, mean))
@@ -88,7 +89,7 @@ def phi_against_key(rows: list[dict], key: str, path: Path, confidence: float = 
     if not numeric:
         ax.set_xticks(list(xs.values()), list(xs))
     ax.set_xlabel(key)
-    ax.set_ylabel("mean Phi (bits)")
+    ax.set_ylabel("Phi, mean per-agent (bits)")
     ax.set_title(f"Phi against {key}")
     fig.tight_layout()
     fig.savefig(path)

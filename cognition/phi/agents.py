@@ -1,0 +1,275 @@
+"""Phi of each agent from its own series, bias-corrected, and its summary across agents.
+
+Agents are independent architectures (each its own weights), so their couplings differ in
+size and in sign. A covariance pooled over them describes their mixture, not any of them:
+agents that are each strongly integrated, with the signs of their units flipped at random,
+pool to a Phi near 0. So the ensemble estimand is defined per agent first and summarised
+across agents, which are the replications:
+
+    phi_a = min_B Phi(B; agent a)          (each measure's own minimum over bipartitions B)
+    headline = mean_a phi_a                 (a t interval across agents, A - 1 df)
+
+**Why the minimum.** The MIB chosen by the normalised criterion Phi_WMS / K (Barrett & Seth
+2011) and Phi_R read off there is not continuous in the data: two bipartitions can nearly
+tie on the criterion while their Phi_R differ by more than a bit (issue 30 measured 0.009
+in the criterion and 1.3 bits in Phi_R), so the value jumps with noise. The measure's own
+minimum over bipartitions, the minimum-information partition of Kitazono, Kanai & Oizumi
+(2018, Entropy 20:173) and of Oizumi et al. (2016, PNAS 113:14817), is continuous: where two
+bipartitions tie, either gives the same value. It is what ``analytical_var1(..., rule="minimum")``
+computes exactly.
+
+**Preparing each agent's units** (:func:`remove_shared_course`). Every unit is standardised per
+agent, then regressed on the across-agent mean trajectory of the same unit over the *other*
+agents, with its own gain, and the residual is standardised again. Subtracting the mean
+trajectory alone leaves a shared course that each agent carries with its own gain (a drive
+with per-agent gain factors: 50 % false positives in issue 30); regression removes it. This
+is the remedy of Cole et al. (2019, NeuroImage 189:1) for "background" connectivity, where
+mean subtraction inflates correlations whenever response amplitudes vary across trials.
+
+**Small-sample bias.** A 50-cycle agent gives 49 lagged pairs for a (2n, 2n) covariance, so the
+plug-in Phi of one agent is far off. Two corrections, each cited:
+
+1. *Each log det by its Wishart bias* (``measures.every_bipartition(cov, dof)``): the exact
+   expectation of the log det of a Gaussian sample covariance (Anderson 2003, Sec. 7.5.3;
+   the unbiased Gaussian entropy of Ahmed & Gokhale 1989 and Misra, Singh & Demchuk 2005),
+   which makes every mutual information in Phi unbiased for independent samples.
+2. *A parametric bootstrap of each agent* (Efron & Tibshirani 1993, ch. 10; for
+   autoregressions, Kreiss & Franke 1992, J. Time Ser. Anal. 13:297): a VAR(1) is fitted
+   to each agent's own lagged covariance, R ensembles are simulated from the fitted agents
+   and put through the same preparation and estimate, and per bipartition the mean
+   replicate minus the fitted model's exact value is the remaining bias (serial
+   dependence, the regression), subtracted from the agent's value at that bipartition.
+
+**Selection.** The minimum of noisy values lies below the minimum of their means (the
+winner's curse), most where bipartitions nearly tie. The point estimate subtracts the
+bootstrap's estimate of that shift, mean_r min_B (theta(B) + e_r(B)) - min_B theta(B), with
+e_r the centred replicate errors. The bootstrap sees the bipartitions spread as far apart as
+the estimates are, so where true values tie within the noise this under-corrects: the point
+estimate is then biased low (docs/calibration.md measures how much). The interval's upper
+end therefore uses the half-median-unbiased estimator of an intersection bound of
+Chernozhukov, Lee & Rosen (2013, Econometrica 81:667, Sec. 3-4): min_B (theta(B) + k s(B)),
+k the median of the largest standardised replicate error over the bipartitions that could be
+the minimum (their adaptive inequality selection), which is conservative where bipartitions
+tie and too high where they do not; its lower end uses min_B theta(B) itself, before the
+selection correction, which is low on average (E min <= min E), also at Phi = 0, where the
+bootstrap over-corrects (the fitted agents' spurious couplings make its errors too large
+there; a bootstrap is not consistent at a boundary, Andrews 2000, Econometrica 68:399). The
+interval is [mean of the lower values - t SE, mean of the upper estimates + t SE], t with A - 1
+degrees of freedom, agents the replications (coverage measured by
+``python -m cognition.bench calibration``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import scipy.stats
+
+from cognition.phi.measures import every_bipartition
+from cognition.phi.simulate import simulate_agents
+from cognition.phi.var1 import lagged_joint_covariance
+
+MEASURES = ("phi_wms", "phi_r")
+MIN_AGENTS = 5               # fewer: no across-agent interval (too few degrees of freedom)
+MAX_NODES = 12               # every bipartition of every agent and replicate is evaluated (2047 at 12)
+PAIRS_PER_VARIABLE = 3       # each agent needs >= 3 lagged pairs per variable of its (2n, 2n) covariance
+BIAS_REPLICATES = 40         # bootstrap ensembles for the bias and selection corrections
+MAX_RADIUS = 0.99            # a fitted agent is shrunk to this spectral radius if it is not stationary
+
+
+def standardise_per_agent(X: np.ndarray) -> np.ndarray:
+    """(..., agents, T, n) -> each agent's units centred and scaled to unit variance over time.
+
+    Raises ValueError naming the agent and node when a unit is constant for an agent.
+    """
+    sd = X.std(axis=-2, keepdims=True)
+    flat = sd[..., 0, :] <= 1e-12 * np.maximum(1.0, np.abs(X).max(axis=-2))
+    if flat.any():
+        index = np.argwhere(flat)[0]
+        agent, node = int(index[-2]), int(index[-1])
+        raise ValueError(f"node {node} of X is constant for agent {agent} (zero variance over time); "
+                         "Phi is undefined for it")
+    return (X - X.mean(axis=-2, keepdims=True)) / sd
+
+
+def remove_shared_course(X: np.ndarray) -> np.ndarray:
+    """(..., agents, T, n) -> each unit's residual after regression on the other agents' mean trajectory.
+
+    Unit i of agent a, standardised per agent (z), is regressed on m(t) = mean over agents b != a of
+    z_b,i(t) with its own gain beta_a,i (least squares, both centred), and z - beta m is standardised
+    again. A course shared by every agent with per-agent (and per-unit) gains is removed; nothing that
+    is agent a's own enters m. Needs >= 2 agents.
+    """
+    Z = standardise_per_agent(X)
+    agents = Z.shape[-3]
+    others = (Z.sum(axis=-3, keepdims=True) - Z) / (agents - 1)
+    others = others - others.mean(axis=-2, keepdims=True)
+    power = np.einsum("...tn,...tn->...n", others, others)[..., None, :]
+    gain = np.einsum("...tn,...tn->...n", Z, others)[..., None, :] / np.where(power > 0, power, 1.0)
+    return standardise_per_agent(Z - gain * others)
+
+
+def agent_pairs(Z: np.ndarray, lag: int) -> np.ndarray:
+    """(..., A, T, n) -> (..., A, T - lag, 2n) lagged pairs (X_{t-lag}, X_t) centred on each agent's own mean."""
+    pairs = np.concatenate([Z[..., :-lag, :], Z[..., lag:, :]], axis=-1)
+    return pairs - pairs.mean(axis=-2, keepdims=True)
+
+
+def agent_covariances(Z: np.ndarray, lag: int) -> np.ndarray:
+    """(..., A, T, n) -> (..., A, 2n, 2n) each agent's covariance of its own lagged pairs (divided by L - 1)."""
+    pairs = agent_pairs(Z, lag)
+    cov = np.einsum("...tp,...tq->...pq", pairs, pairs) / (pairs.shape[-2] - 1)
+    return 0.5 * (cov + np.swapaxes(cov, -1, -2))
+
+
+def fit_var1(cov: np.ndarray, lag: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares VAR fit X_t = B X_{t-lag} + eps of each covariance (A, 2n, 2n).
+
+    B = C_10 C_00^-1 and noise C_11 - B C_00 B^T (eigenvalues floored at 1e-6 of the largest). A B
+    with spectral radius >= MAX_RADIUS is scaled down to it, so every fitted agent is stationary.
+    (Correcting B's small-sample bias first, by Pope 1990 as Kilian 1998 does, was tried: it raised the
+    fitted agents' spurious couplings with their autocorrelation and left more bias in Phi at a null
+    bipartition, +0.2 instead of +0.12 bits at 32 agents x 50 cycles.)
+    """
+    n = cov.shape[-1] // 2
+    c00, c10, c11 = cov[:, :n, :n], cov[:, n:, :n], cov[:, n:, n:]
+    B = np.swapaxes(np.linalg.solve(c00, np.swapaxes(c10, 1, 2)), 1, 2)
+    radius = np.abs(np.linalg.eigvals(B)).max(axis=-1)
+    B = B * np.minimum(1.0, MAX_RADIUS / np.maximum(radius, 1e-300))[:, None, None]
+    noise = c11 - B @ c00 @ np.swapaxes(B, 1, 2)
+    vals, vecs = np.linalg.eigh(0.5 * (noise + np.swapaxes(noise, 1, 2)))
+    vals = np.maximum(vals, 1e-6 * vals.max(axis=-1, keepdims=True))
+    return B, (vecs * vals[:, None, :]) @ np.swapaxes(vecs, 1, 2)
+
+
+def check_agent_series(agents: int, T: int, n: int, lag: int) -> None:
+    """ValueError, saying why, when per-agent Phi cannot be estimated with calibrated accuracy."""
+    if agents < 2:
+        raise ValueError(f"per-agent Phi needs at least 2 agents (the shared course is removed across them), "
+                         f"got {agents}")
+    if n > MAX_NODES:
+        raise ValueError(f"per-agent Phi evaluates every bipartition of each agent; n={n} nodes is above its "
+                         f"limit of {MAX_NODES}; use centre='pooled'")
+    need = PAIRS_PER_VARIABLE * 2 * n + lag
+    if T < need:
+        raise ValueError(f"each agent has T={T} time steps; per-agent Phi of {n} units needs T >= {need} "
+                         f"({PAIRS_PER_VARIABLE} lagged pairs per variable of its {2 * n}-variable covariance) "
+                         "for an estimate whose bias correction was calibrated; run more cycles "
+                         "(docs/calibration.md)")
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentPhi:
+    """Per-agent Phi of one measure, every array over the A agents (bits).
+
+    plug_in: min_B of the plug-in values; estimate: the bias-corrected point estimate of phi_a;
+    lower: min_B of the bias-corrected values, before the selection correction (low on average:
+    E min <= min E); upper: the half-median-unbiased (conservative) estimate; masks (A, n): each
+    agent's minimising bipartition (after the bias correction), True on the part holding node 0.
+    """
+
+    measure: str
+    plug_in: np.ndarray
+    estimate: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    masks: np.ndarray
+
+    def summary(self, confidence: float) -> dict:
+        """Mean over agents, its standard error and the interval (see the module docstring)."""
+        A = len(self.estimate)
+        t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, A - 1))
+
+        def mean_se(x):
+            return float(x.mean()), float(x.std(ddof=1) / math.sqrt(A))
+
+        (mean, se), (lo, lo_se), (hi, hi_se) = (mean_se(x) for x in (self.estimate, self.lower, self.upper))
+        return {"estimate": mean, "se": se, "dof": A - 1,
+                "ci": (min(mean - t * se, lo - t * lo_se), max(mean + t * se, hi + t * hi_se))}
+
+
+def prepared(X: np.ndarray, remove_shared: bool) -> np.ndarray:
+    """The units as the per-agent estimate sees them (shared course removed if asked, standardised)."""
+    return remove_shared_course(X) if remove_shared else standardise_per_agent(X)
+
+
+@dataclasses.dataclass(frozen=True)
+class CorrectedTables:
+    """Every bipartition of every agent: values (A, P) per measure, bias-corrected (``corrected``) and
+    plug-in (``plain``); ``errors`` (R, A, P) the centred bootstrap replicate errors; masks (P, n)."""
+
+    corrected: dict[str, np.ndarray]
+    plain: dict[str, np.ndarray]
+    errors: dict[str, np.ndarray]
+    masks: np.ndarray
+    pairs: int
+
+
+def corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_shared: bool = True,
+                     replicates: int = BIAS_REPLICATES) -> CorrectedTables:
+    """Phi_WMS and Phi_R of every bipartition of every agent of X (A, T, n), bias-corrected per bipartition.
+
+    Steps 1 and 2 of the module docstring: Wishart-corrected log dets, then the parametric bootstrap's
+    remaining bias (mean replicate minus the fitted agent's exact value) subtracted per bipartition.
+    """
+    A, T, n = X.shape
+    check_agent_series(A, T, n, lag)
+    cov = agent_covariances(prepared(X, remove_shared), lag)
+    dof = T - lag - 1
+    data = every_bipartition(cov, dof)
+    B, noise = fit_var1(cov, lag)
+    model = every_bipartition(np.stack([lagged_joint_covariance(b, c, lag) for b, c in zip(B, noise)]))
+    sims = simulate_agents(B, noise, T, rng, replicates)
+    reps = every_bipartition(agent_covariances(prepared(sims, remove_shared), lag).reshape(-1, 2 * n, 2 * n), dof)
+    plain = every_bipartition(cov)
+    corrected, errors = {}, {}
+    for k in MEASURES:
+        r = reps[k].reshape(replicates, A, -1)
+        corrected[k] = data[k] - (r.mean(axis=0) - model[k])
+        errors[k] = r - r.mean(axis=0)
+    return CorrectedTables(corrected, {k: plain[k] for k in MEASURES}, errors, data["masks"], T - lag)
+
+
+def per_agent_phi(X: np.ndarray, lag: int, rng: np.random.Generator, remove_shared: bool = True,
+                  replicates: int = BIAS_REPLICATES) -> dict[str, AgentPhi]:
+    """Per-agent Phi_WMS and Phi_R of an ensemble X (A, T, n), each bias-corrected (module docstring).
+
+    Returns {measure: AgentPhi}. ``replicates``: bootstrap ensembles (>= 2).
+    """
+    tables = corrected_tables(X, lag, rng, remove_shared, replicates)
+    return {k: agent_minimum(tables, k) for k in MEASURES}
+
+
+def agent_minimum(tables: CorrectedTables, measure: str) -> AgentPhi:
+    """Each agent's minimum over bipartitions of ``measure``: point estimate, upper estimate, its MIB."""
+    theta, errors = tables.corrected[measure], tables.errors[measure]
+    return AgentPhi(measure=measure, plug_in=tables.plain[measure].min(axis=1),
+                    estimate=theta.min(axis=1) - selection_shift(theta, errors), lower=theta.min(axis=1),
+                    upper=intersection_bound(theta, errors, tables.pairs),
+                    masks=tables.masks[theta.argmin(axis=1)])
+
+
+def selection_shift(theta: np.ndarray, errors: np.ndarray) -> np.ndarray:
+    """(A,) the bootstrap's E[min_B (theta + e)] - min_B theta (<= 0); theta (A, P), errors (R, A, P) centred."""
+    return (theta[None] + errors).min(axis=-1).mean(axis=0) - theta.min(axis=-1)
+
+
+def intersection_bound(theta: np.ndarray, errors: np.ndarray, samples: int, level: float = 0.5) -> np.ndarray:
+    """(A,) the half-median-unbiased estimate of min_B theta(B) (Chernozhukov, Lee & Rosen 2013, Sec. 3-4).
+
+    theta (A, P) bias-corrected values, errors (R, A, P) centred replicate errors, samples: the series
+    length n in CLR's gamma_n = 1 - 0.1 / log n. s(B) is the replicate SD; the bipartitions that could be
+    the minimum are those with theta(B) <= min_B' (theta(B') + k_g s(B')) + 2 k_g s(B), k_g the gamma_n
+    quantile of max_B (-e(B) / s(B)) over every B (adaptive inequality selection); k is then the ``level``
+    quantile of that maximum over the selected bipartitions, and the estimate min_B (theta + k s).
+    """
+    s = errors.std(axis=0, ddof=1)
+    s = np.where(s > 0, s, np.finfo(float).tiny)
+    worst = -errors / s                                            # (R, A, P)
+    gamma = 1.0 - 0.1 / math.log(max(samples, 3))
+    k_all = np.quantile(worst.max(axis=-1), gamma, axis=0)         # (A,)
+    bound = (theta + k_all[:, None] * s).min(axis=-1)
+    selected = theta <= bound[:, None] + 2.0 * k_all[:, None] * s
+    k = np.quantile(np.where(selected[None], worst, -np.inf).max(axis=-1), level, axis=0)
+    return (theta + k[:, None] * s).min(axis=-1)
