@@ -90,12 +90,13 @@ def _run(args: argparse.Namespace) -> dict:
 
     A = _random_var1(8, rng)
     window = phi.simulate_var1(A, np.eye(8), 15, agents=8, seed=1)
-    run = phi.simulate_var1(A, np.eye(8), 50, agents=8, seed=2)
+    A7 = _random_var1(7, rng)
+    run = phi.simulate_var1(A7, np.eye(7), 50, agents=32, seed=2)
     loop = {
-        "per_cycle (8 agents x 15 steps, n=8, ledoit-wolf)":
-            lambda: phi.estimate(window, shrinkage="ledoit-wolf"),
-        "end_of_run (8 agents x 50 steps, n=8, ledoit-wolf, 200 bootstrap, 200 surrogates)":
-            lambda: phi.estimate(run, shrinkage="ledoit-wolf", bootstrap=200, surrogates=200, seed=3),
+        "per_cycle (8 agents x 15 steps, n=8, pooled, ledoit-wolf)":
+            lambda: phi.estimate(window, shrinkage="ledoit-wolf", centre="pooled"),
+        "end_of_run (32 agents x 50 steps, n=7, per agent, 40 bias ensembles, interval, 200 permutations)":
+            lambda: phi.estimate(run, bootstrap=1, surrogates=200, seed=3),
     }
     print(f"\n{'wall s':>9} {'cpu s':>9}  integration-loop call")
     for name, fn in loop.items():
