@@ -23,8 +23,8 @@ BEHAVIOUR = ["p_act", "switching_rate", "winner_share.expectation", "winner_shar
              "winner_share.hybrid", "winner_share.none"]
 PLOTTED_BEHAVIOUR = ["p_act", "switching_rate"]
 METHOD = ("Each seed is one replicate: it draws the architecture and every noise stream, and all conditions ran "
-          "the same seeds. A run's outcome is one number (its agents are averaged first; Phi is estimated with "
-          "the agents pooled in each window). A contrast condition - reference is tested by the paired t test on "
+          "the same seeds. A run's outcome is one number (its agents are averaged first; Phi is the run's "
+          "headline, the mean over agents of each agent's own Phi). A contrast condition - reference is tested by the paired t test on "
           "the per-seed differences (n - 1 df, t interval); a seed missing on either side, or whose value is "
           "missing or not finite, is left out and listed. Multiplicity: within each outcome the contrasts are one "
           "family and their p-values are Holm-adjusted together; outcomes are reported separately, Phi is the "
@@ -34,7 +34,8 @@ METHOD = ("Each seed is one replicate: it draws the architecture and every noise
 def _reading_notes(confidence: float) -> list[str]:
     return [
         "Seeds are the replication unit: n is the number of seeds with a value in both conditions of a contrast. "
-        "Agents within a seed are averaged first (pooled in each Phi window), so they are not extra replicates.",
+        "Agents within a seed are averaged first (Phi: the mean of each agent's own Phi), so they are not extra "
+        "replicates.",
         f"A {fmt.percent(confidence, 0)} interval that covers 0 with n seeds is a null result at this sample size, not "
         "evidence of no effect: effects smaller than the design can detect are easily missed.",
         f"MDE ({fmt.percent(MDE_POWER, 0)} power): the smallest true mean difference the paired test would detect in "

@@ -2,8 +2,8 @@
 
 Input: ``results = {condition: {seed: summary}}``, one summary per run (see :data:`OUTCOMES` for
 the numbers it holds). The replication unit is the seed: it draws the architecture and every
-noise stream, and its agents are already averaged into the run's summary (Phi is estimated with
-the agents pooled in each window). A contrast ``condition - reference`` is tested by the paired t
+noise stream, and its agents are already averaged into the run's summary (Phi is the run's
+headline, the mean over agents of each agent's own Phi). A contrast ``condition - reference`` is tested by the paired t
 test on the per-seed differences (:func:`cognition.reporting.stats.paired_t_difference`); a seed
 missing from either side, or whose value is missing or not finite, is left out and listed with
 the reason.
