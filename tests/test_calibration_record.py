@@ -27,7 +27,7 @@ def test_the_nearest_measured_size_is_quoted_and_marked(tmp_path):
     far = applicable_calibration(64, 40, path)
     assert far["size"] == [32, 50] and far["null_families"][0]["false_positive_rate"] == 0.02
     text = calibration_text(near)
-    assert "stationary 1.0%" in text and "93%" in text and "nearest size measured" in text
+    assert "stationary 1.0% (verdict 0.0%)" in text and "93%" in text and "nearest size measured" in text
     assert "calibration --seed 1" in text
 
 

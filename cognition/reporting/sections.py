@@ -187,11 +187,13 @@ def calibration_text(calib: dict) -> str:
     """One line quoting the measured calibration that applies to a run's size (the nearest size measured)."""
     if "accuracy" not in calib:  # a record of an older version
         return f"calibration ({calib.get('command')}): recorded by an older version; run it again"
-    fp = ", ".join(f"{r['family']} {r['false_positive_rate']:.1%}" for r in calib["null_families"])
+    fp = ", ".join(f"{r['family']} {r['false_positive_rate']:.1%} (verdict {r['verdict_rate']:.1%})"
+                   for r in calib["null_families"])
     acc = ", ".join(f"{r['family']}: median error {r['median_error_bits']:+.3f} bits, coverage {r['coverage']:.0%}"
                     for r in calib["accuracy"])
     size = "this run's size" if calib["exact_size"] else "the nearest size measured"
-    return (f"calibration ({calib['command']}; {size}): test false positives at alpha {calib['alpha']} "
+    return (f"calibration ({calib['command']}; {size}): false positives of the test (and of the verdict, which "
+            f"also needs the interval above 0) at alpha {calib['alpha']} "
             f"({calib['null_size'][0]} agents x {calib['null_size'][1]} cycles): {fp}; headline against the exact "
             f"mean per-agent Phi_R ({calib['size'][0]} x {calib['size'][1]}): {acc}")
 
