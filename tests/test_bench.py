@@ -115,3 +115,34 @@ def test_clopper_pearson_interval_at_the_ends():
     assert rate(0, 40)["ci"] == pytest.approx([0.0, 1 - 0.025 ** (1 / 40)], abs=1e-9)
     assert rate(40, 40)["ci"] == pytest.approx([0.025 ** (1 / 40), 1.0], abs=1e-9)
     assert rate(2, 40)["rate"] == 0.05
+
+
+@pytest.mark.integration
+def test_calibration_suite_measures_every_family_and_its_output_feeds_reports(tmp_path, capsys):
+    # issue 30 item 6: the record a report quotes is the bench's own --json output; a tiny run (2 systems
+    # per null family, 2 draws per exact family) exercises every family at every size
+    import json as _json
+
+    from cognition.benchmarks.calibration import NULL_FAMILIES, NULL_SIZES, SIZES, TARGET_FAMILIES
+    from cognition.benchmarks.calibration import applicable_calibration
+    from cognition.bench import main as bench
+
+    out = tmp_path / "cal.json"
+    assert bench(["calibration", "--systems", "2", "--draws", "2", "--runs", "1", "--surrogates", "19",
+                  "--json", str(out)]) == 0
+    table = _json.loads(out.read_text())["calibration"]
+    assert len(table["null_families"]) == len(NULL_FAMILIES) * len(NULL_SIZES)
+    assert len(table["accuracy"]) == len(TARGET_FAMILIES) * len(SIZES)
+    for row in table["accuracy"]:
+        assert 0.0 <= row["coverage"] <= 1.0 and row["draws"] == 2 and row["mean_exact_phi_r_bits"] > 0
+    calib = applicable_calibration(32, 50, out)
+    assert calib["exact_size"] and len(calib["null_families"]) == len(NULL_FAMILIES)
+
+
+def test_calibration_suite_refuses_a_bad_count_in_one_line(capsys):
+    from cognition.bench import main as bench
+
+    with pytest.raises(SystemExit) as exc:
+        bench(["calibration", "--systems", "0"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and err == ["error: --systems 0: allowed 1 .. 100000"]

@@ -25,6 +25,7 @@ import argparse
 import concurrent.futures
 import json
 import math
+import sys
 import time
 import zlib
 from pathlib import Path
@@ -87,12 +88,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(args) -> None:
-    for name in ("systems", "draws", "surrogates", "runs", "jobs"):
-        value = getattr(args, name)
-        if not 1 <= value <= 100_000:
-            raise SystemExit(f"error: --{name} {value}: allowed 1 .. 100000")
+    """One line on stderr and exit 2 for a count or level outside what the suite can measure."""
+    bad = [f"--{name} {getattr(args, name)}: allowed 1 .. 100000"
+           for name in ("systems", "draws", "surrogates", "runs", "jobs") if not 1 <= getattr(args, name) <= 100_000]
     if not 0.0 < args.alpha < 1.0:
-        raise SystemExit(f"error: --alpha {args.alpha}: allowed 0 < alpha < 1")
+        bad.append(f"--alpha {args.alpha}: allowed 0 < alpha < 1")
+    if bad:
+        print(f"error: {bad[0]}", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def _rng(seed: int, family: str, agents: int, cycles: int, index: int) -> np.random.Generator:
