@@ -187,3 +187,25 @@ def test_per_agent_phi_is_reproducible_and_invariant_to_per_agent_offsets_and_sc
     b = phi.estimate(X * rng.uniform(0.5, 2.0, (8, 1, 4)) + rng.normal(0, 5, (8, 1, 4)), bootstrap=1, seed=3)
     assert a.headline() == pytest.approx(b.headline(), abs=1e-9)
     assert a.headline() == phi.estimate(X, bootstrap=1, seed=3).headline()
+
+
+def test_the_selection_shift_restores_ties_away_from_zero_and_keeps_the_estimates_near_it():
+    # Four bipartitions that tie exactly at c, each estimated with N(0, sigma^2) noise: min over the four has
+    # expectation c - 1.0294 sigma (expected minimum of 4 standard normals; Harter 1961, Biometrika 48:151).
+    # The bootstrap's plain shift, computed at the observed spread, corrects only part of it; the tie-aware
+    # shift corrects nearly all. Near 0 (minimum < 2 SDs) the values are kept as they are.
+    from cognition.phi.agents import selection_shift, tie_aware
+
+    rng = np.random.default_rng(3)
+    sigma, agents, reps = 0.1, 4000, 40
+    for c in (1.0, 0.1):
+        theta = c + sigma * rng.standard_normal((agents, 4))
+        errors = sigma * rng.standard_normal((reps, agents, 4))
+        errors -= errors.mean(axis=0)
+        assert theta.min(axis=1).mean() == pytest.approx(c - 1.0294 * sigma, abs=0.01)
+        plain = (theta.min(axis=1) - selection_shift(theta, errors)).mean()
+        aware = (theta.min(axis=1) - selection_shift(tie_aware(theta, errors), errors)).mean()
+        if c == 1.0:
+            assert abs(aware - c) < 0.02 and plain < c - 0.03
+        else:  # the minimum is about 1 SD above 0: kept (0.05 % of agents' draws land 2 SDs up)
+            assert np.mean(np.any(tie_aware(theta, errors) != theta, axis=1)) < 0.01

@@ -44,8 +44,10 @@ plug-in Phi of one agent is far off. Two corrections, each cited:
 winner's curse), most where bipartitions nearly tie. The point estimate subtracts the
 bootstrap's estimate of that shift, mean_r min_B (theta(B) + e_r(B)) - min_B theta(B), with
 e_r the centred replicate errors. The bootstrap sees the bipartitions spread as far apart as
-the estimates are, so where true values tie within the noise this under-corrects: the point
-estimate is then biased low (docs/calibration.md measures how much). The interval's upper
+the estimates are, so where true values tie within the noise this under-corrects; away from
+Phi = 0 the shift is therefore computed with the gaps between bipartitions shrunk by their
+noise (:func:`tie_aware`). What is left (biased low on strongly coupled, near-tied systems at
+50 cycles) is measured in docs/calibration.md. The interval's upper
 end therefore uses the half-median-unbiased estimator of an intersection bound of
 Chernozhukov, Lee & Rosen (2013, Econometrica 81:667, Sec. 3-4): min_B (theta(B) + k s(B)),
 k the median of the largest standardised replicate error over the bipartitions that could be
@@ -245,9 +247,36 @@ def agent_minimum(tables: CorrectedTables, measure: str) -> AgentPhi:
     """Each agent's minimum over bipartitions of ``measure``: point estimate, upper estimate, its MIB."""
     theta, errors = tables.corrected[measure], tables.errors[measure]
     return AgentPhi(measure=measure, plug_in=tables.plain[measure].min(axis=1),
-                    estimate=theta.min(axis=1) - selection_shift(theta, errors), lower=theta.min(axis=1),
+                    estimate=theta.min(axis=1) - selection_shift(tie_aware(theta, errors), errors),
+                    lower=theta.min(axis=1),
                     upper=intersection_bound(theta, errors, tables.pairs),
                     masks=tables.masks[theta.argmin(axis=1)])
+
+
+TIE_SHRINK = 2.0      # squared gaps lose this many variances of their noise (tie_aware)
+BOUNDARY_SDS = 2.0    # ... for agents whose minimum lies this many replicate SDs above 0
+
+
+def tie_aware(theta: np.ndarray, errors: np.ndarray) -> np.ndarray:
+    """(A, P) the values the selection shift is computed at: theta, with near-ties restored away from 0.
+
+    The bootstrap's own shift treats the bipartitions as spread as far apart as their estimates,
+    which are spread further by the noise: where true values tie it under-corrects. For an agent whose
+    minimum lies at least BOUNDARY_SDS replicate SDs above 0, each bipartition's gap to the minimum is
+    shrunk by its noise, g' = sqrt(max(0, g^2 - TIE_SHRINK var(e_B - e_min))) (a moment correction of
+    the squared gap, E g_hat^2 = g^2 + var, doubled for the gap to a minimum that was itself selected
+    low). Nearer 0 the bootstrap's errors are too large (its fitted agents' spurious couplings; a
+    bootstrap is not consistent at a boundary, Andrews 2000), so theta is kept there. The two
+    constants were chosen on development draws (docs/calibration.md) and measured on fresh ones.
+    """
+    A = theta.shape[0]
+    low = theta.argmin(axis=1)
+    best = theta[np.arange(A), low]
+    spread = errors.std(axis=0, ddof=1)[np.arange(A), low]
+    gap = theta - best[:, None]
+    noise = ((errors - errors[:, np.arange(A), low][:, :, None]) ** 2).mean(axis=0)
+    shrunk = best[:, None] + np.sqrt(np.maximum(0.0, gap**2 - TIE_SHRINK * noise))
+    return np.where((best > BOUNDARY_SDS * spread)[:, None], shrunk, theta)
 
 
 def selection_shift(theta: np.ndarray, errors: np.ndarray) -> np.ndarray:
