@@ -14,13 +14,15 @@ CONTROL_NOTE = ("Each agent runs beside a yoked twin: the same weights and noise
                 "learn from the broadcast of an independent agent (its donor) instead of their own workspace's. "
                 "The twin keeps everything but the loop through its own workspace, so Phi(agents) - Phi(twins) "
                 "across the broadcast cut ({modules} | {workspace}) is the integration the broadcast adds. The cut "
-                "is fixed before the data are seen (no selection), the agents are the paired replications "
-                "(delete-one-pair jackknife, t interval). H0: the broadcast adds no integration.")
+                "is fixed before the data are seen (no selection); each agent's and each twin's own Phi there, the "
+                "agent-minus-twin difference per pair, its mean with a t interval across the pairs (the "
+                "replications). H0: the broadcast adds no integration.")
 
 
-MIB_ROW_NOTE = ("the MIB row is descriptive, not a test: on twins that differ only in their donors (true "
-                "difference 0) its interval excluded 0 in 3 of 20 runs (15 %; python -m cognition.bench workspace), "
-                "the cut's in 0 of 20")
+MIB_ROW_NOTE = ("the MIB row (each side at each agent's own minimum over bipartitions) is descriptive, not a "
+                "test: each minimum carries its own selection shift; on twins that differ only in their donors "
+                "(true difference 0) its interval excluded 0 in 4 of 140 runs, the cut's in 1 of 140 (python -m "
+                "cognition.bench workspace; docs/calibration.md)")
 
 
 def competition_blocks(report: dict, records: list[dict], enabled: list[str]) -> list:
