@@ -81,7 +81,8 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     surrogates: number of circular-shift surrogates for a one-sided p-value of
     Phi_WMS and Phi_R against "nodes are independent processes".
     search: 'auto' (exhaustive for n <= 16, else Queyranne) | 'exhaustive' | 'queyranne'.
-    device: None (numpy) or a torch device for the batched exhaustive search.
+    device: None (numpy) or a torch device for the batched exhaustive search. (search and device
+    apply to centre='pooled'; the per-agent path evaluates every bipartition of every agent in numpy.)
     Raises ValueError for NaN/inf data, fewer than 2n + 1 lagged samples, a singular
     covariance, or invalid options.
     """
