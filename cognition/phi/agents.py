@@ -199,13 +199,17 @@ def prepared(X: np.ndarray, remove_shared: bool) -> np.ndarray:
 @dataclasses.dataclass(frozen=True)
 class CorrectedTables:
     """Every bipartition of every agent: values (A, P) per measure, bias-corrected (``corrected``) and
-    plug-in (``plain``); ``errors`` (R, A, P) the centred bootstrap replicate errors; masks (P, n)."""
+    plug-in (``plain``); ``errors`` (R, A, P) the centred bootstrap replicate errors; masks (P, n);
+    ``units`` (A, T, n) the units as prepared (``prepared``) and ``covariances`` (A, 2n, 2n) their lagged
+    covariances, which the test and the read-outs at each agent's MIB use."""
 
     corrected: dict[str, np.ndarray]
     plain: dict[str, np.ndarray]
     errors: dict[str, np.ndarray]
     masks: np.ndarray
     pairs: int
+    units: np.ndarray
+    covariances: np.ndarray
 
 
 def corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_shared: bool = True,
@@ -217,7 +221,8 @@ def corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_s
     """
     A, T, n = X.shape
     check_agent_series(A, T, n, lag)
-    cov = agent_covariances(prepared(X, remove_shared), lag)
+    units = prepared(X, remove_shared)
+    cov = agent_covariances(units, lag)
     dof = T - lag - 1
     data = every_bipartition(cov, dof)
     B, noise = fit_var1(cov, lag)
@@ -230,17 +235,7 @@ def corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_s
         r = reps[k].reshape(replicates, A, -1)
         corrected[k] = data[k] - (r.mean(axis=0) - model[k])
         errors[k] = r - r.mean(axis=0)
-    return CorrectedTables(corrected, {k: plain[k] for k in MEASURES}, errors, data["masks"], T - lag)
-
-
-def per_agent_phi(X: np.ndarray, lag: int, rng: np.random.Generator, remove_shared: bool = True,
-                  replicates: int = BIAS_REPLICATES) -> dict[str, AgentPhi]:
-    """Per-agent Phi_WMS and Phi_R of an ensemble X (A, T, n), each bias-corrected (module docstring).
-
-    Returns {measure: AgentPhi}. ``replicates``: bootstrap ensembles (>= 2).
-    """
-    tables = corrected_tables(X, lag, rng, remove_shared, replicates)
-    return {k: agent_minimum(tables, k) for k in MEASURES}
+    return CorrectedTables(corrected, {k: plain[k] for k in MEASURES}, errors, data["masks"], T - lag, units, cov)
 
 
 def agent_minimum(tables: CorrectedTables, measure: str) -> AgentPhi:

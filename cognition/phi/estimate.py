@@ -17,7 +17,7 @@ import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
 from cognition.phi.cut_test import every_cut_test
-from cognition.phi.agents import BIAS_REPLICATES, MIN_AGENTS, agent_covariances, per_agent_phi, prepared
+from cognition.phi.agents import BIAS_REPLICATES, MIN_AGENTS, agent_minimum, corrected_tables
 from cognition.phi.measures import measures_at
 from cognition.phi.resampling import (
     basic_interval,
@@ -140,9 +140,9 @@ def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, s
         raise ValueError(f"replicates must be an integer >= 2, got {replicates!r}")
     agents, T, n = X.shape
     remove = shared == "remove"
-    per_agent = per_agent_phi(X, lag, rng, remove_shared=remove, replicates=int(replicates))
-    Z = prepared(X, remove)
-    cov = agent_covariances(Z, lag)
+    tables = corrected_tables(X, lag, rng, remove_shared=remove, replicates=int(replicates))
+    per_agent = {k: agent_minimum(tables, k) for k in REPORTED}
+    Z, cov = tables.units, tables.covariances
     r_masks = per_agent["phi_r"].masks
     codes, counts = np.unique(r_masks, axis=0, return_counts=True)
     modal = codes[int(np.argmax(counts))]
