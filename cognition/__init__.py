@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 _SUBMODULES = ("phi", "decision", "config", "loop", "workspace", "modules", "runtime", "report")
 

@@ -115,40 +115,94 @@ def integration_verdict(headline: float, ci, p, alpha: float) -> dict:
 
 
 def broadcast_cut(unit_names: list[str]) -> np.ndarray:
-    """The bipartition the yoke acts on: True for the workspace's units, False for the modules'."""
+    """The bipartition the twins act on: True for the workspace's units, False for the modules'."""
     return np.array([name.startswith("workspace.") for name in unit_names])
 
 
-def summarise_controls(cfg, groups: dict, cycles: int, unit_names: list[str]) -> dict:
-    """report.json's ``controls``: Phi of the agents and of their yoked twins across the broadcast
-    cut (the criterion) and at each side's MIB (descriptive), with the paired differences and
-    their CIs (agents as replications; :func:`cognition.phi.difference.paired_difference`)."""
-    from cognition.phi.difference import paired_difference
+# The two directions of the loop through the workspace, and the twin that cuts each (cognition/controls.py).
+DIRECTIONS = {"workspace_to_modules": "yoked", "modules_to_workspace": "yoked_proposals"}
+DIRECTION_LABELS = {"workspace_to_modules": "workspace -> modules", "modules_to_workspace": "modules -> workspace"}
+MAX_WINDOWS = 20  # the time-resolved control widens its windows beyond this many
 
-    if "yoked" not in groups:
-        return {"yoked": None, "lesion": cfg.control.lesion,
-                "note": "no yoked control in this run (control.yoked: false)"}
-    measure = cfg.phi.measure
-    intact, yoked = groups["intact"][:, :cycles], groups["yoked"][:, :cycles]
-    cut = broadcast_cut(unit_names)
-    opts = dict(lag=cfg.phi.lag, confidence=cfg.phi.confidence, seed=cfg.run.seed)
-    try:
-        at_cut = paired_difference(intact, yoked, cut=cut, **opts)
-        at_mib = {**at_cut["at_mib"], "pairs": at_cut["pairs"], "dof": at_cut["dof"]}
-    except ValueError as exc:  # too few agents or cycles for a per-agent estimate, a constant unit
-        return {"yoked": None, "lesion": cfg.control.lesion, "note": str(exc)}
 
-    def row(d, method):
-        m = d[measure]
-        return {"intact_bits": m["a"], "yoked_bits": m["b"], "difference_bits": m["estimate"],
+def loop_verdict(directions: dict) -> dict:
+    """Is the loop through the workspace closed? Only when cutting either direction lowers Phi at the
+    broadcast cut: both paired differences' intervals above 0. Each interval is a level-alpha test of its
+    direction, so requiring both keeps the level (an intersection-union test; Berger 1982)."""
+    above = {d: directions[d]["difference_ci_bits"][0] > 0 for d in DIRECTIONS}
+    if all(above.values()):
+        reason = "both directions add Phi: cutting either one lowers Phi at the broadcast cut"
+    elif above["workspace_to_modules"]:
+        reason = ("the workspace drives the modules, but the modules' drive of the workspace adds no Phi shown "
+                  "(a relay, not a loop)")
+    elif above["modules_to_workspace"]:
+        reason = "the modules drive the workspace, but the broadcast's drive of the modules adds no Phi shown"
+    else:
+        reason = "neither direction is shown to add Phi"
+    return {"passed": all(above.values()), "reason": reason}
+
+
+def control_windows(cycles: int, window: int) -> list[tuple[int, int]]:
+    """Consecutive windows of ``window`` cycles ending with the run's last cycle, the earliest remainder
+    joined to the first; widened so that there are at most MAX_WINDOWS. [(start, stop)], 0-based, stop exclusive."""
+    length = max(int(window), -(-cycles // MAX_WINDOWS))
+    count = max(1, cycles // length)
+    edges = [cycles - (count - k) * length for k in range(count)] + [cycles]
+    edges[0] = 0
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def direction_rows(intact: np.ndarray, groups: dict, cut: np.ndarray, *, measure: str, lag: int,
+                   confidence: float, seed: int) -> dict:
+    """Per direction of the loop, the agents against the twins that cut it (``groups[DIRECTIONS[d]]``)
+    at ``cut`` and at each side's MIB: each side's mean, the mean paired difference, its SE and interval."""
+    from cognition.phi.difference import paired_differences
+
+    twins = {d: groups[t] for d, t in DIRECTIONS.items()}
+    got = paired_differences(intact, twins, cut=cut, lag=lag, confidence=confidence, seed=seed)
+
+    def row(m):
+        return {"intact_bits": m["a"], "twin_bits": m["b"], "difference_bits": m["estimate"],
                 "difference_se_bits": m["se"], "difference_ci_bits": list(m["ci"]),
-                "excludes_zero": bool(m["ci"][0] > 0 or m["ci"][1] < 0), "method": method}
+                "excludes_zero": bool(m["ci"][0] > 0 or m["ci"][1] < 0)}
 
-    return {"lesion": cfg.control.lesion, "measure": measure, "confidence": cfg.phi.confidence,
-            "yoked": {**row(at_cut, "per-agent bias-corrected Phi at the broadcast cut, fixed in advance; mean "
-                                    "of the agent-minus-twin differences with a t interval across pairs"),
-                      "cut": [[n for n, w in zip(unit_names, cut) if not w], [n for n, w in zip(unit_names, cut) if w]],
-                      "at_mib": row(at_mib, "each agent's own minimum over bipartitions on both sides "
-                                            "(descriptive: each minimum carries its own selection shift)"),
-                      "twins_identical": bool(np.array_equal(intact, yoked)), "pairs": at_cut["pairs"],
-                      "dof": at_cut["dof"]}}
+    return {d: {"twin": DIRECTIONS[d], **row(got[d][measure]), "twins_identical": bool(np.array_equal(intact, twins[d])),
+                "at_mib": row(got[d]["at_mib"][measure]), "pairs": got[d]["pairs"], "dof": got[d]["dof"]}
+            for d in DIRECTIONS}
+
+
+def summarise_controls(cfg, groups: dict, cycles: int, unit_names: list[str]) -> dict:
+    """report.json's ``controls``: per direction of the loop through the workspace, Phi of the agents and
+    of the twins that cut it, across the broadcast cut (the criterion) and at each side's MIB
+    (descriptive), with the paired differences and their CIs (agents as replications;
+    :func:`cognition.phi.difference.paired_differences`); the loop's verdict; and the same differences
+    per window of cycles (``control.window``), with whether the loop is shown closed in the last one."""
+    head = {"lesion": cfg.control.lesion, "measure": cfg.phi.measure, "confidence": cfg.phi.confidence}
+    if "yoked" not in groups:
+        return {**head, "directions": None, "note": "no yoked control in this run (control.yoked: false)"}
+    cut = broadcast_cut(unit_names)
+    trimmed = {k: v[:, :cycles] for k, v in groups.items()}
+    opts = dict(measure=cfg.phi.measure, lag=cfg.phi.lag, confidence=cfg.phi.confidence, seed=cfg.run.seed)
+    try:
+        directions = direction_rows(trimmed["intact"], trimmed, cut, **opts)
+    except ValueError as exc:  # too few agents or cycles for a per-agent estimate, a constant unit
+        return {**head, "directions": None, "note": str(exc)}
+    spans = control_windows(cycles, cfg.control.window)
+    rows = []
+    for start, stop in spans:
+        try:
+            part = (directions if (start, stop) == (0, cycles) else
+                    direction_rows(trimmed["intact"][:, start:stop],
+                                   {k: v[:, start:stop] for k, v in trimmed.items()}, cut, **opts))
+        except ValueError as exc:
+            rows.append({"cycles": [start + 1, stop], "note": str(exc)})
+            continue
+        rows.append({"cycles": [start + 1, stop], "loop": loop_verdict(part)["passed"],
+                     **{d: {k: part[d][k] for k in ("difference_bits", "difference_ci_bits")} for d in DIRECTIONS}})
+    last = rows[-1].get("loop")
+    return {**head, "cut": [[n for n, w in zip(unit_names, cut) if not w], [n for n, w in zip(unit_names, cut) if w]],
+            "method": "per-agent bias-corrected Phi at the broadcast cut, fixed in advance; mean of the agent-minus-"
+                      "twin differences with a t interval across pairs; at_mib: each side at each agent's own minimum "
+                      "over bipartitions (descriptive: each minimum carries its own selection shift)",
+            "directions": directions, "loop": loop_verdict(directions),
+            "windows": {"cycles_per_window": spans[-1][1] - spans[-1][0], "rows": rows, "last_window_loop": last}}

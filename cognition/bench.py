@@ -24,7 +24,9 @@ SUITES = {
     "runtime": "per-cycle time by planned run length, RSS growth and checkpoint size over a long run",
     "calibration": "false-positive rates and power of the integration test, bias, CI coverage on an exact VAR(1)",
     "meanci": "coverage of the report's CI of mean per-cycle Phi on a stationary VAR(1)",
-    "workspace": "competition figures and the yoked control over seeds, with its null (twins to other donors)",
+    "workspace": "competition figures and the loop criterion over seeds, with its null (twins to other donors) "
+                 "and both lesions",
+    "directions": "the loop criterion (both directions) on linear toys: feedforward, relay and looped workspaces",
     "compare": "false-positive rate of cognition.report's across-run test (headline Phi) on same-mode, "
                "different-seed groups",
 }

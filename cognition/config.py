@@ -114,8 +114,9 @@ class WorkspaceConfig:  # the access dynamics of cognition/workspace.py
 
 @dataclass(frozen=True)
 class ControlConfig:  # the causal controls of cognition/loop.py (docs/architecture.md)
-    yoked: bool = True  # every agent gets a yoked twin: same weights and noise, another run's broadcast
-    lesion: Optional[str] = None  # null | broadcast | module:NAME
+    yoked: bool = True  # every agent gets two twins (same weights and noise): each direction of the loop cut
+    lesion: Optional[str] = None  # null | broadcast | proposals (needs yoked) | module:NAME
+    window: int = num(50, ge=2)  # cycles per window of the report's time-resolved control (at most 20 windows)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ class CriteriaConfig:
     require_phi: bool = True  # Phi estimated (the run reached the window) and finite
     min_mean_phi_bits: Optional[float] = None  # a floor on absolute Phi: off by default (cognition/criteria.py)
     require_significant: bool = True  # the integration test's p-value below alpha
-    require_broadcast_effect: bool = True  # Phi(agents) - Phi(yoked twins): CI above 0 (needs control.yoked)
+    require_closed_loop: bool = True  # each direction: Phi(agents) - Phi(its twins) with CI above 0 (control.yoked)
     alpha: float = num(0.05, gt=0.0, lt=1.0)
     max_unrecovered_errors: int = num(0, ge=0)
     allow_classical_fallback: bool = False  # an unrequested classical component fails the run
@@ -247,10 +248,13 @@ def _validate_cross_fields(cfg: Config) -> None:
         raise ConfigError("workspace.capacity", cfg.workspace.capacity,
                           f"at most the number of enabled modules ({len(cfg.modules.enabled)})")
     lesion = cfg.control.lesion
-    if lesion is not None and lesion != "broadcast" and not (
+    if lesion is not None and lesion not in ("broadcast", "proposals") and not (
             lesion.startswith("module:") and lesion[len("module:"):] in cfg.modules.enabled):
-        raise ConfigError("control.lesion", lesion,
-                          "null, 'broadcast' or 'module:NAME' with NAME one of " + ", ".join(cfg.modules.enabled))
+        raise ConfigError("control.lesion", lesion, "null, 'broadcast', 'proposals' or 'module:NAME' with NAME one of "
+                          + ", ".join(cfg.modules.enabled))
+    if lesion == "proposals" and not cfg.control.yoked:
+        raise ConfigError("control.lesion", lesion, "'proposals' only with control.yoked: true (the workspaces compete "
+                          "over the proposals of the yoked control's donors)")
     if cfg.runtime.batch is not None and cfg.runtime.batch < 1:
         raise ConfigError("runtime.batch", cfg.runtime.batch, "null or an integer >= 1")
 

@@ -10,22 +10,33 @@ but not contingent on its own behaviour). Every agent a of the run gets:
 * a **yoked twin** with agent a's weights and noise streams (the same agent index,
   so the same :class:`cognition.streams.AgentStreams`), whose modules read and learn
   from the donor's broadcast instead of their own workspace's. Its workspace still
-  competes over its modules' proposals; its broadcast just reaches no module.
+  competes over its modules' proposals; its broadcast just reaches no module. It cuts
+  the direction workspace -> modules;
+* a **proposal-yoked twin**, again with agent a's weights and noise streams, whose
+  workspace competes over the donor's proposals instead of its own modules'. Its modules
+  still read and learn from its own broadcast, so it is a relay: the direction modules ->
+  workspace is cut, workspace -> modules kept.
 
-So the twin has everything the agent has except the loop through its own workspace,
-and its modules are driven by a broadcast with the statistics of a real one. Phi of
-the agents minus Phi of their twins (agents as paired replications) is the
-integration the broadcast adds. When modules ignore the broadcast the twin is the
-agent, bit for bit, and the difference is exactly 0.
+So each twin has everything the agent has except one direction of the loop through its own
+workspace, and the part that is cut is driven by signals with the statistics of real ones.
+Phi of the agents minus Phi of each kind of twin (agents as paired replications) is what
+that direction adds; the loop is closed only when both add (cognition.analysis.loop_verdict).
+When modules ignore the broadcast, the yoked twin is the agent bit for bit; when the workspace
+ignores the proposals, the proposal-yoked twin is.
 
 Lesions, for single-condition runs (``control.lesion``):
 
 * ``broadcast``: every module reads and learns from the run's initial broadcast
   b_0, held fixed; the workspace still competes;
+* ``proposals``: every workspace but the donors' competes over its donor's proposals (the
+  donors stay intact: they are the independent agents); the modules still read their own
+  broadcast. A purely feedforward workspace in the real architecture, the loop criterion's
+  negative control: the proposal-yoked twins are then the agents bit for bit. It needs the
+  yoked control (the donors);
 * ``module:NAME``: NAME's access unit is held at 0, so it never ignites.
 
-The batch holds rows [agents | donors | twins] (3 A rows) with the control, else
-the A agents alone; :class:`Population` says which row is whom.
+The batch holds rows [agents | donors | yoked twins | proposal-yoked twins] (4 A rows) with
+the control, else the A agents alone; :class:`Population` says which row is whom.
 """
 from __future__ import annotations
 
@@ -33,16 +44,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-GROUPS = ("intact", "donor", "yoked")
+GROUPS = ("intact", "donor", "yoked", "yoked_proposals")
+SET = GROUPS[1:]  # the groups of one twin set, in row order
 
 
 @dataclass(frozen=True)
 class Population:
     """identity (R,): each row's agent index (its weights and noise streams); route (R,): the
-    row whose broadcast each row's modules read; groups: name -> slice of rows."""
+    row whose broadcast each row's modules read; source (R,): the row whose modules' proposals
+    each row's workspace competes over; groups: name -> slice of rows."""
 
     identity: np.ndarray
     route: np.ndarray
+    source: np.ndarray
     groups: dict
 
     @property
@@ -53,33 +67,47 @@ class Population:
 
     @property
     def rerouted(self) -> bool:
+        """Some row's modules read another row's broadcast."""
         return not np.array_equal(self.route, np.arange(len(self.route)))
 
+    @property
+    def resourced(self) -> bool:
+        """Some row's workspace competes over another row's proposals."""
+        return not np.array_equal(self.source, np.arange(len(self.source)))
 
-def population(agents: int, twin_sets: int) -> Population:
-    """The rows of a run of ``agents`` agents and ``twin_sets`` sets of donors and yoked twins.
 
-    The control has one set (groups "donor", "yoked"); a second set ("donor_2", "yoked_2":
-    the same agents yoked to other donors, agents 2A..3A - 1) gives twins that differ only
-    in their donors, the null of ``python -m cognition.bench workspace``.
+def population(agents: int, twin_sets: int, lesion: str | None = None) -> Population:
+    """The rows of a run of ``agents`` agents and ``twin_sets`` sets of donors and twins.
+
+    The control has one set (groups "donor", "yoked", "yoked_proposals"); a second set
+    ("donor_2", "yoked_2", "yoked_proposals_2": the same agents yoked to other donors, agents
+    2A..3A - 1) gives twins that differ only in their donors, the null of ``python -m
+    cognition.bench workspace``. ``lesion="proposals"``: every row but the donors competes over
+    its set's donors' proposals (the intact rows over the first set's).
     """
     A = int(agents)
+    if lesion == "proposals" and twin_sets < 1:
+        raise ValueError("the proposals lesion needs the yoked control: its donors are the independent agents "
+                         "whose proposals each workspace competes over")
     own = np.arange(A)
-    identity, route, groups = [own], [own], {"intact": slice(0, A)}
+    identity, route, source, groups = [own], [own], [own], {"intact": slice(0, A)}
+    lesioned = lesion == "proposals"
     for k in range(twin_sets):
-        donors = np.arange((k + 1) * A, (k + 2) * A)
+        start = A * (1 + len(SET) * k)
+        donor, yoked, relay = (np.arange(start + i * A, start + (i + 1) * A) for i in range(len(SET)))
+        identity += [np.arange((k + 1) * A, (k + 2) * A), own, own]
+        route += [donor, donor, relay]
+        source += [donor, donor if lesioned else yoked, donor]
+        if k == 0 and lesioned:
+            source[0] = donor
         suffix = "" if k == 0 else f"_{k + 1}"
-        start = A * (1 + 2 * k)
-        identity += [donors, own]
-        route += [np.arange(start, start + A), np.arange(start, start + A)]
-        groups[f"donor{suffix}"] = slice(start, start + A)
-        groups[f"yoked{suffix}"] = slice(start + A, start + 2 * A)
-    return Population(np.concatenate(identity), np.concatenate(route), groups)
+        groups.update({name + suffix: slice(start + i * A, start + (i + 1) * A) for i, name in enumerate(SET)})
+    return Population(np.concatenate(identity), np.concatenate(route), np.concatenate(source), groups)
 
 
 def rows_per_agent(cfg) -> int:
-    """Rows the batch holds per agent of the run (3 with the yoked control: agent, donor, twin)."""
-    return 1 + 2 * int(cfg.control.yoked)
+    """Rows the batch holds per agent of the run (4 with the yoked control: agent, donor and two twins)."""
+    return 1 + len(SET) * int(cfg.control.yoked)
 
 
 def lesioned_module(cfg) -> str | None:

@@ -4,13 +4,15 @@ Each default criterion tests a hypothesis and can fail for it (docs/architecture
 "Criteria"), and each prints the number it judges: "Phi estimated and finite" the headline
 (the mean per-agent Phi); "integrated" the verdict of cognition.analysis.integration_verdict
 (the within-agent trial-shuffling test of cognition/phi/cut_test.py and the headline's
-interval, both required); "the broadcast integrates" the agents' Phi minus their yoked
-twins' (cognition/controls.py). A floor on the headline (``min_mean_phi_bits``) is available
+interval, both required); "the loop closes" the agents' Phi minus that of each kind of twin,
+one per direction of the loop through the workspace (cognition/controls.py), both required. A floor on the headline (``min_mean_phi_bits``) is available
 but not a default: a fixed number tests nothing by itself.
 """
 from __future__ import annotations
 
 import math
+
+from cognition.analysis import DIRECTION_LABELS
 
 
 def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecovered_errors: int,
@@ -42,8 +44,8 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
                     "required": f"test p-value < {c.alpha} and the headline's CI above 0"
                                 + (" (needs phi.surrogates > 0 and phi.bootstrap > 0)"
                                    if cfg.phi.surrogates == 0 or cfg.phi.bootstrap == 0 else "")})
-    if c.require_broadcast_effect:
-        out.append(_broadcast_effect(controls))
+    if c.require_closed_loop:
+        out.append(_closed_loop(controls))
     if not c.allow_classical_fallback:
         cpu_fallback = bool(provenance["device"].get("fell_back")) and not cfg.runtime.allow_cpu_fallback
         classical = bool(provenance.get("classical_fallback"))
@@ -54,13 +56,19 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
     return out
 
 
-def _broadcast_effect(controls: dict | None) -> dict:
-    """Phi(agents) - Phi(yoked twins) > 0 with its CI above 0."""
-    yoked = (controls or {}).get("yoked")
-    name = "the broadcast integrates: Phi(agents) - Phi(yoked twins) across the broadcast cut > 0"
-    if not yoked:
+LOOP = ("the loop closes: cutting either direction (workspace -> modules, modules -> workspace) lowers Phi "
+        "across the broadcast cut")
+
+
+def _closed_loop(controls: dict | None) -> dict:
+    """Both paired differences (agents minus the twins that cut one direction) with their CIs above 0."""
+    directions = (controls or {}).get("directions")
+    required = "CI of each direction's difference above 0"
+    if not directions:
         why = (controls or {}).get("note") or "no yoked control in this run"
-        return {"name": name, "passed": False, "value": why, "required": "CI of the difference above 0"}
-    lo, hi = yoked["difference_ci_bits"]
-    return {"name": name, "passed": lo > 0, "value": f"{yoked['difference_bits']:.4f} bits (CI {lo:.4f} .. {hi:.4f})",
-            "required": "CI of the difference above 0"}
+        return {"name": LOOP, "passed": False, "value": why, "required": required}
+    parts = [f"{DIRECTION_LABELS[d]} {r['difference_bits']:+.4f} bits (CI {r['difference_ci_bits'][0]:.4f} .. "
+             f"{r['difference_ci_bits'][1]:.4f})" for d, r in directions.items()]
+    verdict = controls["loop"]
+    return {"name": LOOP, "passed": bool(verdict["passed"]), "value": "; ".join(parts) + f": {verdict['reason']}",
+            "required": required}

@@ -96,11 +96,12 @@ class IntegrationLoop:
         self.workspace = SharedWorkspace(cfg.workspace, self.declared, excluded=(lesioned,) if lesioned else ())
         self.unit_names = [f"{m.name}.{s}" for m in modules for s in m.unit_signals] + \
                           [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
-        self.population = population or make_population(cfg.run.agents, int(cfg.control.yoked))
+        self.population = population or make_population(cfg.run.agents, int(cfg.control.yoked), cfg.control.lesion)
         self.agents = self.population.identity  # each batch row's agent index: its weights and streams
         self.intact = self.population.groups["intact"]
         self.weights = {m.name: m.init_weights(self.agents) for m in modules}  # name -> (rows, ...) tensors
         self._route = torch.as_tensor(self.population.route, device=device)
+        self._source = torch.as_tensor(self.population.source, device=device)
         self._b0 = self._initial_broadcast()
 
     def compile_kernels(self, compile_fn) -> None:
@@ -151,8 +152,8 @@ class IntegrationLoop:
             return self._b0
         return broadcast[self._route] if self.population.rerouted else broadcast
 
-    def _propose(self, state: LoopState, read: torch.Tensor, index: slice, cycle: int):
-        """Modules and competition for the rows ``index``: (broadcast, workspace state, module states, proposals)."""
+    def _propose(self, state: LoopState, read: torch.Tensor, index: slice, cycle: int) -> tuple[dict, dict]:
+        """The modules of the rows ``index``, in wiring order: (new module states, proposals)."""
         inputs, new_states = {"broadcast": read[index]}, {}
         for name in self.order:
             streams = AgentStreams(self.cfg.run.seed, self.agents[index], name, cycle, self.device)
@@ -161,15 +162,18 @@ class IntegrationLoop:
                     slice_tree(state.modules[name], index), inputs, streams, slice_tree(self.weights[name], index))
             # outputs return to the run's dtype: only the modules' forward maps run in low precision
             inputs[name], new_states[name] = cast_floats(proposal, self.dtype), cast_floats(new_state, self.dtype)
-        proposals = {n: inputs[n] for n in self.declared}
+        return new_states, {n: inputs[n] for n in self.declared}
+
+    def _compete(self, state: LoopState, proposals: dict, index: slice, cycle: int):
+        """The competition of the rows ``index`` over ``proposals`` (theirs, or those of the rows their
+        workspaces are yoked to): (broadcast, workspace state)."""
         core = {k: state.workspace[k][index] for k in WORKSPACE_STATE}
         streams = AgentStreams(self.cfg.run.seed, self.agents[index], "workspace", cycle, self.device)
-        bc, ws = self.workspace.compete(proposals, state.broadcast[index], core, cycle, streams)
-        return bc, ws, new_states, proposals
+        return self.workspace.compete(proposals, state.broadcast[index], core, cycle, streams)
 
     def _learn(self, part, read_prev: torch.Tensor, read_new: torch.Tensor, index: slice):
         """Learning from the broadcast each row's modules read, and the rows' unit signals."""
-        bc, _, new_states, proposals = part
+        (bc, _), new_states, proposals = part
         states = {n: self.modules[n].learn(new_states[n], read_new[index]) for n in self.declared}
         signals = [self.modules[n].units(p, read_prev[index]) for n, p in proposals.items()]
         contrast = (bc.content[:, 0::2].sum(dim=1) - bc.content[:, 1::2].sum(dim=1)) / bc.content.shape[1]
@@ -198,20 +202,26 @@ class IntegrationLoop:
         batch = max(1, min(batch, R))
         chunks = [slice(s, min(s + batch, R)) for s in range(0, R, batch)]
         read_prev = self._read(state.broadcast)
-        parts = [self._propose(state, read_prev, index, cycle) for index in chunks]
-        broadcast = cat_rows([p[0].content for p in parts])
+        proposed = [self._propose(state, read_prev, index, cycle) for index in chunks]
+        if self.population.resourced:  # proposal-yoked workspaces compete over other rows' proposals
+            every = cat_trees([p for _, p in proposed])
+            offered = [slice_tree(every, self._source[index]) for index in chunks]
+        else:
+            offered = [p for _, p in proposed]
+        parts = [(self._compete(state, o, index, cycle), s, p) for o, (s, p), index in zip(offered, proposed, chunks)]
+        broadcast = cat_rows([p[0][0].content for p in parts])
         read_new = self._read(broadcast)
         learned = [self._learn(p, read_prev, read_new, index) for p, index in zip(parts, chunks)]
         modules = {n: cat_trees([s[n] for s, _ in learned]) for n in self.declared}
         signals = cat_rows([sig for _, sig in learned]).detach().cpu().double().numpy()
-        winner = cat_rows([p[0].winner for p in parts])
+        winner = cat_rows([p[0][0].winner for p in parts])
         held = winner == state.workspace["winner"]
-        workspace = {**{k: cat_rows([p[1][k] for p in parts]) for k in WORKSPACE_STATE},
+        workspace = {**{k: cat_rows([p[0][1][k] for p in parts]) for k in WORKSPACE_STATE},
                      "winner": winner, "dwell": torch.where(held, state.workspace["dwell"] + 1, 1)}
         per_agent = {"winner": winner, "previous_winner": state.workspace["winner"],
-                     "ended_dwell": state.workspace["dwell"], "bids": cat_rows([p[0].bids for p in parts]),
-                     **cat_trees([{f"{n}.salience": p.salience for n, p in part[3].items()} |
-                                  {f"{n}.{k}": v for n, p in part[3].items() for k, v in p.extras.items()}
+                     "ended_dwell": state.workspace["dwell"], "bids": cat_rows([p[0][0].bids for p in parts]),
+                     **cat_trees([{f"{n}.salience": p.salience for n, p in part[2].items()} |
+                                  {f"{n}.{k}": v for n, p in part[2].items() for k, v in p.extras.items()}
                                   for part in parts])}
         return LoopState(cycle, broadcast, modules, workspace), per_agent, signals
 

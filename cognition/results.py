@@ -82,13 +82,18 @@ class RunResults:
 
     def group(self, name: str) -> np.ndarray:
         """(agents, cycles, n_units) the unit signals of one group of batch rows: "intact" (the run's
-        agents), and with the yoked control "donor" and "yoked" (cognition/controls.py)."""
+        agents), and with the yoked control "donor", "yoked" and "yoked_proposals" (cognition/controls.py)."""
         from cognition.controls import split_rows
 
         if self._units is None:
             raise UsageError(f"{self.path}: the run directory holds no unit signals (unit_history.npy)")
         yoked = bool((self.config.get("control") or {}).get("yoked", False))
-        groups = split_rows(self._units, self.config["run"]["agents"], yoked)
+        try:
+            groups = split_rows(self._units, self.config["run"]["agents"], yoked)
+        except ValueError as exc:  # e.g. a run of 0.4 (three rows per agent, no proposal-yoked twins)
+            version = (self.provenance or {}).get("package", {}).get("version", "unknown")
+            raise UsageError(f"{self.path}: {exc} (written by hybrid-cognition {version}; read it with that "
+                             "version)") from None
         if name not in groups:
             raise UsageError(f"group {name!r} is not one of this run's: {', '.join(groups)}")
         return groups[name]

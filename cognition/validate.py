@@ -41,11 +41,14 @@ def build_parser() -> OneLineParser:
                       help="real circuits under a qubit cap (quantum.lite_max_qubits, default 16) and "
                            "an Aer thread limit (quantum.lite_threads, default 4)")
     p.add_argument("--control", choices=("yoked", "none"),
-                   help="yoked (default): every agent also runs as a yoked twin whose modules read an "
-                        "independent agent's broadcast, and the report tests Phi(agents) - Phi(twins); "
+                   help="yoked (default): every agent also runs as two twins, one whose modules read an "
+                        "independent agent's broadcast and one whose workspace competes over that agent's "
+                        "proposals, and the report tests that both directions of the loop add Phi; "
                         "none: no twins, and no criterion on them (control.yoked)")
-    p.add_argument("--lesion", metavar="WHAT", help="broadcast (modules read the fixed initial broadcast) or "
-                   "module:NAME (NAME can never win the workspace) (control.lesion)")
+    p.add_argument("--lesion", metavar="WHAT", help="broadcast (modules read the fixed initial broadcast), "
+                   "proposals (each workspace competes over an independent agent's proposals: a feedforward "
+                   "workspace; needs the yoked control) or module:NAME (NAME can never win the workspace) "
+                   "(control.lesion)")
     p.add_argument("--quick", action="store_true",
                    help=f"smoke test in seconds: imports, device, {QUICK_CYCLES} cycles, no Phi criteria")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped or killed run from its last good "
@@ -75,7 +78,7 @@ def _overrides(args) -> dict:
     if args.control is not None:
         put("control", "yoked", args.control == "yoked")
         if args.control == "none":
-            put("criteria", "require_broadcast_effect", False)
+            put("criteria", "require_closed_loop", False)
     if args.lesion is not None:
         put("control", "lesion", args.lesion)
     if args.quick:
@@ -83,7 +86,7 @@ def _overrides(args) -> dict:
         put("phi", "bootstrap", 0)
         put("phi", "surrogates", 0)
         ov["criteria"] = {"require_phi": False, "min_mean_phi_bits": None, "require_significant": False,
-                          "require_broadcast_effect": False}
+                          "require_closed_loop": False}
     return ov
 
 

@@ -65,6 +65,6 @@ def test_bit_identical_after_an_oom_fallback(tmp_path, capsys):
     assert run(argv + ["--out", tmp_path / "clean"], capsys)[0] in (0, 1)
     assert run(argv + ["--out", tmp_path / "oom", "--inject-fault", "oom@4,oom@5"], capsys)[0] in (0, 1)
     batches = [json.loads(line)["batch"] for line in (tmp_path / "oom" / "metrics.jsonl").read_text().splitlines()]
-    assert batches[3:5] == [12, 6]  # the fallbacks really ran: 24 rows (8 agents, donors, twins) -> 12 -> 6
+    assert batches[3:5] == [16, 8]  # the fallbacks really ran: 32 rows (8 agents, donors, two twins) -> 16 -> 8
     history = [(tmp_path / name / "unit_history.npy").read_bytes() for name in ("oom", "clean")]
     assert history[0] == history[1]

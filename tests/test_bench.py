@@ -30,7 +30,7 @@ def test_agents_suite_writes_rows_ratios_and_saturation(tmp_path):
     assert sat["saturates_at"] in (1, 2) and sat["peak_agents"] in (1, 2)
     assert "compiled cyc/s" in res.stdout and "90 % of its peak" in res.stdout
     # the roofline beside each row (docs/performance.md), the per-cycle Phi timed alone, the profile
-    counts, machine = result["roofline"]["counts"]["disabled"], result["roofline"]["machine"]
+    counts, machine = result["roofline"]["counts"]["disabled/yoked"], result["roofline"]["machine"]
     assert "expectation.gru" in counts["terms"] and machine["peak_gflops"] > 0 and machine["bandwidth_gbs"] > 0
     for r in rows:
         assert r["flop_per_agent_cycle"] == counts["flop_per_agent_cycle"]

@@ -7,7 +7,7 @@ from cognition.reporting.sections import criterion_value
 # one flag each suite's own parser defines (cognition/benchmarks/<suite>.py)
 SUITE_FLAG = {"phi": "--repeats", "quantum": "--sets", "iit3": "--nodes", "agents": "--agents",
               "runtime": "--planned", "calibration": "--systems", "workspace": "--seeds",
-              "compare": "--group-size", "meanci": "--truth-windows"}
+              "compare": "--group-size", "meanci": "--truth-windows", "directions": "--draws"}
 
 
 @pytest.mark.parametrize("suite", sorted(SUITES))

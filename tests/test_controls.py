@@ -14,13 +14,13 @@ from cognition.controls import population, split_rows
 from cognition.errors import ConfigError
 
 
-def _run(cycles=12, agents=4, **control):
+def _run(cycles=12, agents=4, batch=None, **control):
     cfg = load_config(overrides={"run": {"agents": agents, "cycles": cycles}, "quantum": {"mode": "disabled"},
                                  "control": control})
     loop = assemble(cfg).loop
     state, units, winners = loop.initial_state(), [], []
     for _ in range(cycles):
-        state, per_agent, signals = loop.advance(state)
+        state, per_agent, signals = loop.advance(state, batch)
         units.append(signals)
         winners.append(per_agent["winner"].numpy())
     return loop, np.stack(units, axis=1), np.stack(winners, axis=1)
@@ -28,14 +28,21 @@ def _run(cycles=12, agents=4, **control):
 
 def test_rows_are_agents_donors_and_twins():
     p = population(3, 1)
-    assert p.identity.tolist() == [0, 1, 2, 3, 4, 5, 0, 1, 2]  # twins are the agents (weights, noise)
-    assert p.route.tolist() == [0, 1, 2, 3, 4, 5, 3, 4, 5]  # twins read their donors' broadcast
-    assert p.agents == 3 and p.rerouted
+    # rows: agents 0-2 | donors 3-5 | yoked twins 6-8 | proposal-yoked twins 9-11
+    assert p.identity.tolist() == [0, 1, 2, 3, 4, 5, 0, 1, 2, 0, 1, 2]  # twins are the agents (weights, noise)
+    assert p.route.tolist() == [0, 1, 2, 3, 4, 5, 3, 4, 5, 9, 10, 11]  # yoked twins read their donors' broadcast
+    assert p.source.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 3, 4, 5]  # proposal-yoked: their donors' proposals
+    assert p.agents == 3 and p.rerouted and p.resourced
     plain = population(3, 0)
-    assert plain.identity.tolist() == [0, 1, 2] and not plain.rerouted
+    assert plain.identity.tolist() == [0, 1, 2] and not plain.rerouted and not plain.resourced
     two = population(2, 2)
-    assert two.groups["yoked_2"] == slice(8, 10) and two.identity[6:8].tolist() == [4, 5]
-    with pytest.raises(ValueError, match="9 rows of unit signals; a run of 4 agents with the yoked control records 12"):
+    assert two.groups["yoked_2"] == slice(10, 12) and two.identity[8:10].tolist() == [4, 5]
+    assert two.source[12:14].tolist() == [8, 9]  # the second set's relays compete over the second donors'
+    fed = population(3, 1, lesion="proposals")  # every workspace but the donors' competes over a donor's proposals
+    assert fed.source.tolist() == [3, 4, 5, 3, 4, 5, 3, 4, 5, 3, 4, 5] and fed.route.tolist() == p.route.tolist()
+    with pytest.raises(ValueError, match="needs the yoked control"):
+        population(3, 0, lesion="proposals")
+    with pytest.raises(ValueError, match="9 rows of unit signals; a run of 4 agents with the yoked control records 16"):
         split_rows(np.zeros((9, 5, 7)), 4, True)
 
 
@@ -44,6 +51,38 @@ def test_twins_equal_their_agents_exactly_when_the_broadcast_is_lesioned():
     g = split_rows(units, 4, True)
     np.testing.assert_array_equal(g["yoked"], g["intact"])
     assert not np.array_equal(g["donor"], g["intact"])  # other agents, other weights
+
+
+def test_proposal_yoked_twins_equal_their_agents_exactly_when_the_proposals_are_lesioned():
+    # under the proposals lesion every workspace competes over its donor's proposals: the agent is then
+    # its proposal-yoked twin's construction, so the two must agree bit for bit (in launches of 5 rows too,
+    # which put an agent and its twin in different launches)
+    loop, units, _ = _run(lesion="proposals")
+    np.testing.assert_array_equal(_run(lesion="proposals", batch=5)[1], units)
+    g = split_rows(units, 4, True)
+    np.testing.assert_array_equal(g["yoked_proposals"], g["intact"])
+    assert not np.array_equal(g["yoked"], g["intact"])  # the other direction is still cut for the yoked twins
+    intact = _run()[1]
+    np.testing.assert_array_equal(split_rows(intact, 4, True)["donor"], g["donor"])  # donors stay intact
+    assert not np.array_equal(split_rows(intact, 4, True)["intact"], g["intact"])
+
+
+def test_the_workspace_of_a_proposal_yoked_twin_competes_over_its_donors_proposals():
+    loop, units, winners = _run()
+    g = split_rows(units, 4, True)
+    # the first cycle's evidence is the donor's: with nothing held every bid is 0 and the noise (the
+    # agent's own workspace stream) decides, so the winner is the agent's; the content broadcast is the donor's
+    contents = [n for n in loop.unit_names if n.startswith("workspace.")]
+    cols = [loop.unit_names.index(n) for n in contents]
+    assert not np.array_equal(g["yoked_proposals"][:, 0, cols], g["intact"][:, 0, cols])
+    salience = loop.unit_names.index("expectation.salience")
+    # its modules read its own broadcast, which at cycle 1 is the agents' b_0: their first error is the agent's
+    np.testing.assert_array_equal(g["yoked_proposals"][:, 0, salience], g["intact"][:, 0, salience])
+
+
+def test_a_proposals_lesion_needs_the_yoked_control():
+    with pytest.raises(ConfigError, match=r"control.lesion.*'proposals' only with control.yoked: true"):
+        load_config(overrides={"control": {"lesion": "proposals", "yoked": False}})
 
 
 def test_twins_differ_from_their_agents_when_the_modules_read_the_broadcast():
@@ -79,5 +118,5 @@ def test_the_yoked_agents_rows_do_not_depend_on_the_batch():
             state, _, signals = loop.advance(state, batch)
             rows.append(signals)
         runs.append(np.stack(rows, axis=1))
-    assert runs[0].shape[0] == 15 and torch.equal(torch.as_tensor(runs[0]), torch.as_tensor(runs[1]))
+    assert runs[0].shape[0] == 20 and torch.equal(torch.as_tensor(runs[0]), torch.as_tensor(runs[1]))
     np.testing.assert_array_equal(runs[0], runs[2])

@@ -12,9 +12,9 @@ def test_quantum_bytes_by_hand():
     cfg = load_config(overrides={"run": {"agents": 10}, "quantum": {"mode": "lite", "precision": "single"},
                                  "modules": {"expectation": {"qubits": 10}, "unconscious": {"qubits": 12}}})
     p = plan_run(cfg, 1024 * MiB, working_copies=3)
-    # widest module 12 qubits: 2^12 amplitudes x 8 B (complex64) x 3 copies x 30 rows in one launch (10 agents,
-    # their donors and their yoked twins)
-    assert p.quantum_bytes == 30 * 2**12 * 8 * 3
+    # widest module 12 qubits: 2^12 amplitudes x 8 B (complex64) x 3 copies x 40 rows in one launch (10 agents,
+    # their donors, their yoked twins and their proposal-yoked twins)
+    assert p.quantum_bytes == 40 * 2**12 * 8 * 3
     # expectation, quantum: F = 10 <Z> + 10 ring <ZZ> = 20; floats = D + F + (F+1) D + (F+1)^2 + D + 1 (D = 8),
     # doubled (old and new state), 8 B each (float64)
     floats = 8 + 20 + 21 * 8 + 21**2 + 8 + 1
@@ -23,9 +23,9 @@ def test_quantum_bytes_by_hand():
     # the hybrid module's action vector D
     weights = 2 * 10 * 2 + 12 * 8 + 8
     assert weight_bytes_per_agent(cfg) == weights * 8
-    assert p.classical_bytes == 30 * (2 * floats + weights) * 8
+    assert p.classical_bytes == 40 * (2 * floats + weights) * 8
     # max batch: (budget / 2 - classical) // per-row bytes, capped at the rows
-    assert p.max_batch == 30 and p.fits
+    assert p.max_batch == 40 and p.fits
 
 
 def test_max_batch_when_the_budget_binds():
@@ -71,12 +71,14 @@ def test_host_and_disk_plan_by_hand():
         check_disk(cfg, 8, run_dir="x", free_disk=disk - 1)
 
 
-def test_the_yoked_control_triples_the_rows_planned():
+def test_the_yoked_control_quadruples_the_rows_planned():
     from cognition.runtime.planner import check_disk, check_host
 
     plain, yoked = (load_config(overrides={"run": {"agents": 4, "cycles": 10}, "quantum": {"mode": "disabled"},
                                            "control": {"yoked": y}}) for y in (False, True))
-    assert check_host(yoked, 7, available=None)["host_bytes"] == 3 * check_host(plain, 7, available=None)["host_bytes"]
+    # rows per agent: the agent, its donor, its yoked twin and its proposal-yoked twin
+    assert check_host(yoked, 7, available=None)["host_bytes"] == 4 * check_host(plain, 7, available=None)["host_bytes"]
     d_plain = check_disk(plain, 7, run_dir="x", free_disk=None)["disk_bytes"]
-    assert check_disk(yoked, 7, run_dir="x", free_disk=None)["disk_bytes"] == d_plain + 10 * 2 * 4 * 7 * 8
-    assert plan_run(yoked, 1024 * MiB).classical_bytes == 3 * plan_run(plain, 1024 * MiB).classical_bytes
+    # the unit history's extra rows: 10 cycles x 3 extra rows x 4 agents x 7 units x 8 B
+    assert check_disk(yoked, 7, run_dir="x", free_disk=None)["disk_bytes"] == d_plain + 10 * 3 * 4 * 7 * 8
+    assert plan_run(yoked, 1024 * MiB).classical_bytes == 4 * plan_run(plain, 1024 * MiB).classical_bytes

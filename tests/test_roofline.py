@@ -52,7 +52,8 @@ def test_classical_terms_and_totals():
     assert terms["unconscious.noise_draws"]["flop"] == 5 * 16
     assert c["flop_per_row"] == sum(t["flop"] for t in terms.values())
     assert c["bytes_per_row"] == sum(t["bytes"] for t in terms.values())
-    assert c["rows_per_agent"] == 3 and c["flop_per_agent_cycle"] == 3 * c["flop_per_row"]  # agent, donor, twin
+    # agent, donor, yoked twin, proposal-yoked twin
+    assert c["rows_per_agent"] == 4 and c["flop_per_agent_cycle"] == 4 * c["flop_per_row"]
     alone = counted("disabled", control={"yoked": False})
     assert alone["rows_per_agent"] == 1 and alone["flop_per_agent_cycle"] == c["flop_per_row"]
 

@@ -36,17 +36,18 @@ from cognition.benchmarks import costs, roofline
 MODES = {"disabled": "disable-quantum", "lite": "quantum-lite", "full": "full (Aer)"}
 
 
-def _config(mode: str, agents: int, device: str, compile_mode: str = "off"):
+def _config(mode: str, agents: int, device: str, compile_mode: str = "off", control: str = "yoked"):
     from cognition.config import load_config
 
     return load_config(overrides={"run": {"agents": agents, "cycles": 64}, "quantum": {"mode": mode},
-                                  "runtime": {"device": device, "compile": compile_mode}})
+                                  "runtime": {"device": device, "compile": compile_mode},
+                                  "control": {"yoked": control == "yoked"}})
 
 
-def _loop(mode: str, agents: int, device: str, compile_mode: str = "off"):
+def _loop(mode: str, agents: int, device: str, compile_mode: str = "off", control: str = "yoked"):
     from cognition.assemble import assemble
 
-    return assemble(_config(mode, agents, device, compile_mode)).loop
+    return assemble(_config(mode, agents, device, compile_mode, control)).loop
 
 
 def _time_cycles(loop, cycles: int, batch, repeats: int) -> float:
@@ -78,6 +79,9 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--machine-agents", type=int, default=4096,
                    help="batch of the micro-benchmark's small-matrix products (default 4096)")
     p.add_argument("--no-phi", action="store_true", help="skip timing the per-cycle Phi")
+    p.add_argument("--controls", nargs="+", choices=["yoked", "none"], default=["yoked"],
+                   help="control.yoked of the rows: yoked (default; 4 batch rows per agent: the agent, its donor and "
+                        "its two twins) and/or none (1 row), timed side by side")
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="profile each row's batched cycles (cProfile); print the top N functions")
     args = p.parse_args(argv)
@@ -105,17 +109,19 @@ def _batched(loop, args):
     return seconds, sampler.summary()
 
 
-def _row(args, mode: str, agents: int) -> dict:
-    loop = _loop(mode, agents, args.device)
+def _row(args, mode: str, agents: int, control: str = "yoked") -> dict:
+    loop = _loop(mode, agents, args.device, control=control)
     batched, gpu = _batched(loop, args)
     per_agent = batched if agents == 1 else None if args.no_loop else _time_cycles(loop, args.cycles, 1, args.repeats)
-    row = {"mode": mode, "agents": agents, "device": str(loop.device), "batched_s_per_cycle": batched,
+    row = {"mode": mode, "agents": agents, "control": control, "device": str(loop.device),
+           "batched_s_per_cycle": batched,
            "per_agent_loop_s_per_cycle": per_agent, "cycles_per_s": 1 / batched,
            "agent_cycles_per_s": agents / batched, "speedup_vs_loop": per_agent and per_agent / batched,
            "backend": next((m.backend_name for m in loop.modules.values() if m.variant == "quantum"),
                            "classical"), "gpu_utilisation": gpu}
     if args.compile != "off":
-        compiled = _time_cycles(_loop(mode, agents, args.device, args.compile), args.cycles, None, args.repeats)
+        compiled = _time_cycles(_loop(mode, agents, args.device, args.compile, control), args.cycles, None,
+                                args.repeats)
         row.update(compile=args.compile, compiled_s_per_cycle=compiled, compiled_speedup_vs_eager=batched / compiled)
     counted = roofline.count(loop.cfg)
     row.update(flop_per_agent_cycle=counted["flop_per_agent_cycle"],
@@ -130,7 +136,8 @@ def _row(args, mode: str, agents: int) -> dict:
 
 def _line(row: dict) -> str:
     loop = row["per_agent_loop_s_per_cycle"]
-    text = (f"{MODES[row['mode']]:16} {row['agents']:6d} {row['cycles_per_s']:14.1f} {row['agent_cycles_per_s']:12.0f} "
+    text = (f"{MODES[row['mode']]:16} {row['control']:>7} {row['agents']:6d} {row['cycles_per_s']:14.1f} "
+            f"{row['agent_cycles_per_s']:12.0f} "
             + (f"{1 / loop:11.1f} {row['speedup_vs_loop']:6.1f}x" if loop else f"{'-':>11} {'-':>7}"))
     if "compiled_s_per_cycle" in row:
         text += f" {1 / row['compiled_s_per_cycle']:14.1f} {row['compiled_speedup_vs_eager']:7.2f}x"
@@ -149,14 +156,15 @@ def _run(args) -> dict:
               f"{roofs['threads']} thread(s), medians of {roofs['repeats']}:")
         print("\n".join(roofline.machine_lines(roofs)))
     rows = []
-    header = f"{'mode':16} {'agents':>6} {'batched cyc/s':>14} {'agent-cyc/s':>12} {'loop cyc/s':>11} {'ratio':>7}"
+    header = f"{'mode':16} {'control':>7} {'agents':>6} {'batched cyc/s':>14} {'agent-cyc/s':>12} {'loop cyc/s':>11} {'ratio':>7}"
     if args.compile != "off":
         header += f" {'compiled cyc/s':>14} {'vs eager':>8}"
     print(header)
     for mode in args.modes:
         for agents in args.agents:
-            rows.append(_row(args, mode, agents))
-            print(_line(rows[-1]))
+            for control in args.controls:
+                rows.append(_row(args, mode, agents, control))
+                print(_line(rows[-1]))
     print(f"(medians of {args.repeats} x {args.cycles} cycles; device {rows[0]['device']})")
     return {"rows": rows, "cycles": args.cycles, "repeats": args.repeats, "saturation": _saturation(args, rows),
             "roofline": _roofline(args, rows, roofs)}
@@ -164,18 +172,19 @@ def _run(args) -> dict:
 
 def _roofline(args, rows: list[dict], roofs: dict | None) -> dict:
     """Each row's bound and the fraction of it reached, the per-cycle Phi, the term breakdowns, profiles."""
-    counts = {mode: roofline.count(_config(mode, args.agents[0], args.device)) for mode in args.modes}
-    for mode, counted in counts.items():
-        print(f"FLOP and bytes of one cycle, {MODES[mode]} (cognition/benchmarks/roofline.py):")
+    counts = {(mode, control): roofline.count(_config(mode, args.agents[0], args.device, control=control))
+              for mode in args.modes for control in args.controls}
+    for (mode, control), counted in counts.items():
+        print(f"FLOP and bytes of one cycle, {MODES[mode]}, control {control} (cognition/benchmarks/roofline.py):")
         print("\n".join(roofline.breakdown_lines(counted)))
-    print(f"{'mode':16} {'agents':>6} {'agent-cyc/s':>12} {'FLOP/a-c':>9} {'bytes/a-c':>9} {'bound a-c/s':>12} "
+    print(f"{'mode':16} {'control':>7} {'agents':>6} {'agent-cyc/s':>12} {'FLOP/a-c':>9} {'bytes/a-c':>9} {'bound a-c/s':>12} "
           f"{'by':>7} {'of bound':>9} {'Phi ms/cycle':>12} {'Phi share':>9}")
     for row in rows:
         if roofs is not None and row["device"] == "cpu":  # the roofs are the CPU's, measured on its threads
-            row.update(roofline.bound(counts[row["mode"]], roofs))
+            row.update(roofline.bound(counts[row["mode"], row["control"]], roofs))
             row["fraction_of_bound"] = row["agent_cycles_per_s"] / row["bound_agent_cycles_per_s"]
-        text = (f"{MODES[row['mode']]:16} {row['agents']:6d} {row['agent_cycles_per_s']:12.0f} "
-                f"{row['flop_per_agent_cycle']:9d} {row['bytes_per_agent_cycle']:9d}")
+        text = (f"{MODES[row['mode']]:16} {row['control']:>7} {row['agents']:6d} "
+                f"{row['agent_cycles_per_s']:12.0f} {row['flop_per_agent_cycle']:9d} {row['bytes_per_agent_cycle']:9d}")
         text += (f" {row['bound_agent_cycles_per_s']:12.0f} {row['bound_by']:>7} "
                  f"{100 * row['fraction_of_bound']:7.2f} %" if "bound_by" in row else f" {'-':>12} {'-':>7} {'-':>9}")
         if "phi_s_per_cycle" in row:
@@ -185,7 +194,7 @@ def _roofline(args, rows: list[dict], roofs: dict | None) -> dict:
         if "profile" in row:
             print(f"profile of {MODES[row['mode']]} at {row['agents']} agents:")
             print("\n".join(costs.profile_lines(row["profile"])))
-    return {"machine": roofs, "counts": counts}
+    return {"machine": roofs, "counts": {f"{mode}/{control}": c for (mode, control), c in counts.items()}}
 
 
 def _saturation(args, rows: list[dict]) -> dict:
@@ -193,9 +202,11 @@ def _saturation(args, rows: list[dict]) -> dict:
 
     out = {}
     for mode in args.modes:
-        points = [(r["agents"], r["agent_cycles_per_s"]) for r in rows if r["mode"] == mode]
-        out[mode] = saturation(points)
-        at, seen = out[mode]["saturates_at"], out[mode]["saturated"]
-        print(f"{MODES[mode]}: agent-cycles/s reaches 90 % of its peak at {at} agents"
-              + ("" if seen else " (the largest count measured: no plateau observed yet)"))
+        for control in args.controls:
+            points = [(r["agents"], r["agent_cycles_per_s"]) for r in rows if (r["mode"], r["control"]) == (mode, control)]
+            key = mode if len(args.controls) == 1 else f"{mode}/{control}"
+            out[key] = saturation(points)
+            at, seen = out[key]["saturates_at"], out[key]["saturated"]
+            print(f"{MODES[mode]}, control {control}: agent-cycles/s reaches 90 % of its peak at {at} agents"
+                  + ("" if seen else " (the largest count measured: no plateau observed yet)"))
     return out

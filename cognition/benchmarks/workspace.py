@@ -1,19 +1,23 @@
-"""``python -m cognition.bench workspace``: the competition and the yoked control over seeds.
+"""``python -m cognition.bench workspace``: the competition and the loop criterion over seeds.
 
 For each mode and run length, one run of the default architecture per seed (seeds are
 independent populations; agents within a seed are the paired replications of the
-control). Every run simulates two sets of yoked twins, to two disjoint sets of donors:
+control). Every run simulates two sets of twins, to two disjoint sets of donors:
 
-* the test: Phi(agents) - Phi(twins) across the broadcast cut, and its CI (what every
-  run reports, cognition/analysis.py: summarise_controls);
-* a null that shares the data's structure: Phi(twins to donors 1) - Phi(twins to donors
-  2). Neither set has a loop through its own workspace and they differ only in which
-  independent broadcast drives them, so the true difference is 0: how often its CI
-  excludes 0 is the false-positive rate of the interval;
+* the criterion (what every run reports, cognition/analysis.py: summarise_controls): per direction
+  of the loop, Phi(agents) - Phi(the twins that cut it) across the broadcast cut, with its CI; the
+  loop closes only when both are above 0. Runs longer than one window (control.window) also
+  report the criterion in the last window alone;
+* a null that shares the data's structure: per direction, Phi(twins to donors 1) - Phi(twins to
+  donors 2). The two sets are cut the same way and differ only in which independent agent drives
+  them, so each true difference is 0: how often an interval excludes 0 is its false-positive rate,
+  and how often both are above 0 is the loop criterion's;
 * the same null with each side at each agent's own minimum over bipartitions: the calibration of
-  the report's descriptive row;
-* the broadcast lesion (modules read the fixed initial broadcast), for which the twins
-  are the agents bit for bit (difference exactly 0), at the shortest run length.
+  the report's descriptive rows;
+* the lesions, at the shortest run length: ``broadcast`` (modules read the fixed initial
+  broadcast; the yoked twins are the agents bit for bit) and ``proposals`` (each workspace competes
+  over its donor's proposals, a feedforward workspace; the proposal-yoked twins are the agents bit
+  for bit). The loop criterion must fail under both.
 
 Competition figures (winner shares with "no access", winner entropy, switching rate,
 mean dwell) are over the run's agents, as in report.json's ``competition``.
@@ -32,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m cognition.bench workspace", description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=10, help="seeds (independent populations) per mode and length")
     p.add_argument("--first-seed", type=int, default=0, help="the first seed (seeds first .. first + seeds - 1)")
-    p.add_argument("--no-lesion", action="store_true", help="skip the broadcast-lesion runs")
+    p.add_argument("--no-lesion", action="store_true", help="skip the lesion runs")
     p.add_argument("--cycles", type=int, nargs="+", default=[50, 500], help="run lengths")
     p.add_argument("--modes", nargs="+", default=["lite", "disabled"], choices=["lite", "disabled", "full"],
                    help="quantum.mode of the runs")
@@ -51,7 +55,7 @@ def simulate(cfg, twin_sets: int):
 
     base = assemble(cfg).loop
     loop = IntegrationLoop(cfg, list(base.modules.values()), device=base.device, dtype=base.dtype,
-                           population=population(cfg.run.agents, twin_sets))
+                           population=population(cfg.run.agents, twin_sets, cfg.control.lesion))
     state, rows, records = loop.initial_state(), [], []
     for _ in range(cfg.run.cycles):
         state, record, signals = loop.step(state, None)  # no window: no per-cycle Phi
@@ -70,21 +74,35 @@ def competition_row(cfg, records: list[dict], modules: list[str]) -> dict:
             "mean_dwell_cycles": {m: d["mean_cycles"] for m, d in c["dwell"].items()}}
 
 
-def _difference(a, b, cut, cfg) -> tuple[dict, dict]:
-    """(at the cut, at each agent's own minimum) of the paired difference, as every run reports them."""
+def _null(a, b, cut, cfg) -> tuple[dict, dict]:
+    """(at the cut, at each agent's own minimum) of the paired difference of two sets of twins."""
     from cognition.phi.difference import paired_difference
 
     d = paired_difference(a, b, cut=cut, lag=cfg.phi.lag, confidence=cfg.phi.confidence, seed=cfg.run.seed)
 
     def row(m):
-        return {"difference_bits": m["estimate"], "ci_bits": list(m["ci"]), "a_bits": m["a"], "b_bits": m["b"],
-                "ci_above_zero": bool(m["ci"][0] > 0), "excludes_zero": bool(m["ci"][0] > 0 or m["ci"][1] < 0)}
+        return {"difference_bits": m["estimate"], "ci_bits": list(m["ci"]), "ci_above_zero": bool(m["ci"][0] > 0),
+                "excludes_zero": bool(m["ci"][0] > 0 or m["ci"][1] < 0)}
 
     return row(d[cfg.phi.measure]), row(d["at_mib"][cfg.phi.measure])
 
 
+def _criterion(g: dict, cut, cfg, span: slice = slice(None)) -> dict:
+    """The run's loop criterion over the cycles ``span``: each direction's difference, interval, and the verdict."""
+    from cognition.analysis import direction_rows, loop_verdict
+
+    part = {k: v[:, span] for k, v in g.items()}
+    d = direction_rows(part["intact"], part, cut, measure=cfg.phi.measure, lag=cfg.phi.lag,
+                       confidence=cfg.phi.confidence, seed=cfg.run.seed)
+    at_mib = {k: r["at_mib"] for k, r in d.items()}
+    return {**{k: {"difference_bits": r["difference_bits"], "ci_bits": r["difference_ci_bits"],
+                   "ci_above_zero": bool(r["difference_ci_bits"][0] > 0), "twins_identical": r["twins_identical"],
+                   "at_mib_bits": r["at_mib"]["difference_bits"], "at_mib_ci_bits": r["at_mib"]["difference_ci_bits"]}
+               for k, r in d.items()}, "loop": loop_verdict(d)["passed"], "loop_at_mib": loop_verdict(at_mib)["passed"]}
+
+
 def seed_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
-    from cognition.analysis import broadcast_cut
+    from cognition.analysis import DIRECTIONS, broadcast_cut, control_windows
     from cognition.config import load_config
     from cognition.controls import split_rows
 
@@ -94,50 +112,75 @@ def seed_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
     units, records, loop = simulate(cfg, twin_sets=2)
     g = split_rows(units, cfg.run.agents, twin_sets=2)
     cut = broadcast_cut(loop.unit_names)
-    null, null_at_mib = _difference(g["yoked"], g["yoked_2"], cut, cfg)
-    return {"mode": mode, "cycles": cycles, "seed": seed, "agents": cfg.run.agents,
-            **competition_row(cfg, records, loop.declared),
-            "yoked": _difference(g["intact"], g["yoked"], cut, cfg)[0],
-            "null_twins": null, "null_twins_at_mib": null_at_mib,
-            "seconds": time.perf_counter() - t0}
+    nulls = {d: _null(g[t], g[f"{t}_2"], cut, cfg) for d, t in DIRECTIONS.items()}
+    windows = control_windows(cycles, cfg.control.window)
+    row = {"mode": mode, "cycles": cycles, "seed": seed, "agents": cfg.run.agents,
+           **competition_row(cfg, records, loop.declared), "criterion": _criterion(g, cut, cfg),
+           "null": {d: n[0] for d, n in nulls.items()}, "null_at_mib": {d: n[1] for d, n in nulls.items()},
+           "null_loop": all(n[0]["ci_above_zero"] for n in nulls.values()),
+           "null_loop_at_mib": all(n[1]["ci_above_zero"] for n in nulls.values())}
+    if len(windows) > 1:
+        row["last_window"] = {"cycles": [windows[-1][0] + 1, windows[-1][1]],
+                              **_criterion(g, cut, cfg, slice(*windows[-1]))}
+    return {**row, "seconds": time.perf_counter() - t0}
 
 
-def lesion_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
+def lesion_row(mode: str, cycles: int, seed: int, agents: int | None, lesion: str) -> dict:
     from cognition.analysis import broadcast_cut
     from cognition.config import load_config
     from cognition.controls import split_rows
 
     run = {"seed": seed, "cycles": cycles, **({"agents": agents} if agents else {})}
     cfg = load_config(overrides={"run": run, "quantum": {"mode": mode}, "runtime": {"device": "cpu"},
-                                 "control": {"lesion": "broadcast"}})
+                                 "control": {"lesion": lesion}})
     units, _, loop = simulate(cfg, twin_sets=1)
     g = split_rows(units, cfg.run.agents, twin_sets=1)
-    row = {"mode": mode, "cycles": cycles, "seed": seed,
-           "twins_identical": bool(np.array_equal(g["intact"], g["yoked"]))}
+    row = {"mode": mode, "cycles": cycles, "seed": seed, "lesion": lesion}
     try:
-        return {**row, **_difference(g["intact"], g["yoked"], broadcast_cut(loop.unit_names), cfg)[0]}
+        return {**row, **_criterion(g, broadcast_cut(loop.unit_names), cfg)}
     except ValueError as exc:  # e.g. the expectation, fed a constant broadcast, learns it exactly: a constant unit
-        return {**row, "undefined": str(exc)}
+        return {**row, "loop": False, "undefined": str(exc)}
 
 
 def summary(rows: list[dict]) -> dict:
+    from cognition.analysis import DIRECTIONS
+
     share = {k: float(np.mean([r["winner_share"][k] for r in rows])) for k in rows[0]["winner_share"]}
-    return {"seeds": len(rows), "mean_winner_share": share,
-            "min_winner_share": {k: float(np.min([r["winner_share"][k] for r in rows])) for k in share},
-            "mean_switching_rate": float(np.mean([r["switching_rate"] for r in rows])),
-            "mean_entropy_bits": float(np.mean([r["winner_entropy_bits"] for r in rows])),
-            "yoked_ci_above_zero": int(sum(r["yoked"]["ci_above_zero"] for r in rows)),
-            "null_ci_excludes_zero": int(sum(r["null_twins"]["excludes_zero"] for r in rows)),
-            "null_at_mib_ci_excludes_zero": int(sum(r["null_twins_at_mib"]["excludes_zero"] for r in rows))}
+    out = {"seeds": len(rows), "mean_winner_share": share,
+           "min_winner_share": {k: float(np.min([r["winner_share"][k] for r in rows])) for k in share},
+           "mean_switching_rate": float(np.mean([r["switching_rate"] for r in rows])),
+           "mean_entropy_bits": float(np.mean([r["winner_entropy_bits"] for r in rows])),
+           "loop_passes": int(sum(r["criterion"]["loop"] for r in rows)),
+           "null_loop_passes": int(sum(r["null_loop"] for r in rows)),
+           "loop_at_mib_passes": int(sum(r["criterion"]["loop_at_mib"] for r in rows)),
+           "null_loop_at_mib_passes": int(sum(r["null_loop_at_mib"] for r in rows))}
+    for d in DIRECTIONS:
+        out[f"{d}_ci_above_zero"] = int(sum(r["criterion"][d]["ci_above_zero"] for r in rows))
+        out[f"{d}_mean_bits"] = float(np.mean([r["criterion"][d]["difference_bits"] for r in rows]))
+        out[f"null_{d}_excludes_zero"] = int(sum(r["null"][d]["excludes_zero"] for r in rows))
+        out[f"null_{d}_at_mib_excludes_zero"] = int(sum(r["null_at_mib"][d]["excludes_zero"] for r in rows))
+        out[f"{d}_at_mib_ci_above_zero"] = int(sum(r["criterion"][d]["at_mib_ci_bits"][0] > 0 for r in rows))
+        out[f"{d}_at_mib_mean_bits"] = float(np.mean([r["criterion"][d]["at_mib_bits"] for r in rows]))
+    if "last_window" in rows[0]:
+        out["last_window_loop_passes"] = int(sum(r["last_window"]["loop"] for r in rows))
+        for d in DIRECTIONS:
+            out[f"last_window_{d}_ci_above_zero"] = int(sum(r["last_window"][d]["ci_above_zero"] for r in rows))
+    return out
 
 
 def _line(r: dict) -> str:
-    s, y, n = r["winner_share"], r["yoked"], r["null_twins"]
+    from cognition.analysis import DIRECTION_LABELS, DIRECTIONS
+
+    s, c = r["winner_share"], r["criterion"]
     shares = " ".join(f"{k[:4]} {v:.3f}" for k, v in s.items())
-    return (f"{r['mode']:8s} {r['cycles']:4d} seed {r['seed']:2d}: {shares} | H {r['winner_entropy_bits']:.2f} bits, "
-            f"switch {r['switching_rate']:.2f} | yoked diff {y['difference_bits']:+.3f} [{y['ci_bits'][0]:+.3f}, "
-            f"{y['ci_bits'][1]:+.3f}] | null diff {n['difference_bits']:+.3f} [{n['ci_bits'][0]:+.3f}, "
-            f"{n['ci_bits'][1]:+.3f}] | {r['seconds']:.1f} s")
+    parts = " | ".join(f"{DIRECTION_LABELS[d]} {c[d]['difference_bits']:+.3f} [{c[d]['ci_bits'][0]:+.3f}, "
+                       f"{c[d]['ci_bits'][1]:+.3f}] null {r['null'][d]['difference_bits']:+.3f} "
+                       f"[{r['null'][d]['ci_bits'][0]:+.3f}, {r['null'][d]['ci_bits'][1]:+.3f}]" for d in DIRECTIONS)
+    last = f" | last window loop {r['last_window']['loop']}" if "last_window" in r else ""
+    last += " | at each MIB: " + ", ".join(f"{c[d]['at_mib_bits']:+.3f} [{c[d]['at_mib_ci_bits'][0]:+.3f}, "
+                                           f"{c[d]['at_mib_ci_bits'][1]:+.3f}]" for d in DIRECTIONS)
+    return (f"{r['mode']:8s} {r['cycles']:4d} seed {r['seed']:2d}: {shares} | switch {r['switching_rate']:.2f} | "
+            f"{parts} | loop {c['loop']}{last} | {r['seconds']:.1f} s")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -154,11 +197,13 @@ def main(argv: list[str] | None = None) -> dict:
                 print(f"{mode} {cycles} cycles: {s}", flush=True)
                 out["runs"] += rows
                 out["summaries"].append(s)
-            for seed in range(args.first_seed, args.first_seed + args.seeds * (not args.no_lesion)):
-                row = lesion_row(mode, min(args.cycles), seed, args.agents)
-                out["lesion"].append(row)
-                what = (f"Phi undefined ({row['undefined']})" if "undefined" in row else
-                        f"diff {row['difference_bits']:+.4f} [{row['ci_bits'][0]:+.4f}, {row['ci_bits'][1]:+.4f}]")
-                print(f"{mode} lesion broadcast seed {seed}: twins identical {row['twins_identical']}, {what}",
-                      flush=True)
+            for lesion in ("broadcast", "proposals"):
+                for seed in range(args.first_seed, args.first_seed + args.seeds * (not args.no_lesion)):
+                    row = lesion_row(mode, min(args.cycles), seed, args.agents, lesion)
+                    out["lesion"].append(row)
+                    what = (f"Phi undefined ({row['undefined']})" if "undefined" in row else
+                            " | ".join(f"{d} {row[d]['difference_bits']:+.4f} [{row[d]['ci_bits'][0]:+.4f}, "
+                                       f"{row[d]['ci_bits'][1]:+.4f}] identical {row[d]['twins_identical']}"
+                                       for d in ("workspace_to_modules", "modules_to_workspace")))
+                    print(f"{mode} lesion {lesion} seed {seed}: loop {row['loop']} | {what}", flush=True)
     return out

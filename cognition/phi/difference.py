@@ -51,18 +51,38 @@ def paired_difference(X_a: np.ndarray, X_b: np.ndarray, *, cut=None, lag: int = 
     same dict at each agent's own minimum, from the same bootstrap): the mean difference, its SE, the
     interval, and each side's mean. ``seed`` seeds the bias-correcting bootstrap (the same draws on both sides).
     """
-    if X_a.shape[0] != X_b.shape[0]:
-        raise ValueError(f"paired sides need the same agents: {X_a.shape[0]} vs {X_b.shape[0]}")
+    return paired_differences(X_a, {"b": X_b}, cut=cut, lag=lag, confidence=confidence, shared=shared,
+                              seed=seed)["b"]
+
+
+def paired_differences(X_a: np.ndarray, others: dict, *, cut=None, lag: int = 1, confidence: float = 0.95,
+                       shared: str = "remove", seed=0) -> dict:
+    """:func:`paired_difference` of ``X_a`` against each of ``others`` (name -> (agents, T, n)), ``X_a``'s
+    per-agent tables computed once: {name: the dict paired_difference returns}. Every side's bootstrap
+    draws the same normals (common random numbers), so each difference is what paired_difference gives."""
+    X_a = np.asarray(X_a, dtype=np.float64)
+    sides = {name: np.asarray(X, dtype=np.float64) for name, X in others.items()}
+    for name, X_b in sides.items():
+        if X_a.shape != X_b.shape:
+            raise ValueError(f"paired sides need the same shape: {X_a.shape} vs {X_b.shape} ({name})")
     if X_a.shape[0] < 3:
         raise ValueError(f"a paired difference needs at least 3 agents, got {X_a.shape[0]}")
-    # common random numbers: both sides' bootstraps draw the same normals, so identical sides give
-    # identical values (a difference of exactly 0) and the bootstrap's noise largely cancels in the pair
-    tables = [corrected_tables(X, lag, np.random.default_rng(seed), shared == "remove") for X in (X_a, X_b)]
-    at_mib = _summary(*({k: agent_minimum(t, k).estimate for k in MEASURES} for t in tables), confidence)
-    out = {"dof": X_a.shape[0] - 1, "pairs": int(X_a.shape[0]), "at_mib": at_mib}
-    if cut is None:
-        return {**out, **at_mib}
-    mask = np.asarray(cut, dtype=bool)
-    mask = mask if mask[0] else ~mask
-    column = int(np.flatnonzero(np.all(tables[0].masks == mask[None], axis=1))[0])
-    return {**out, **_summary(*({k: t.corrected[k][:, column] for k in MEASURES} for t in tables), confidence)}
+
+    def tables(X):  # common random numbers: identical sides give identical values, a difference of exactly 0
+        return corrected_tables(X, lag, np.random.default_rng(seed), shared == "remove")
+
+    mine = tables(X_a)
+    column = None
+    if cut is not None:
+        mask = np.asarray(cut, dtype=bool)
+        mask = mask if mask[0] else ~mask
+        column = int(np.flatnonzero(np.all(mine.masks == mask[None], axis=1))[0])
+    out = {}
+    for name, X_b in sides.items():
+        pair = (mine, mine if np.array_equal(X_a, X_b) else tables(X_b))
+        at_mib = _summary(*({k: agent_minimum(t, k).estimate for k in MEASURES} for t in pair), confidence)
+        head = {"dof": X_a.shape[0] - 1, "pairs": int(X_a.shape[0]), "at_mib": at_mib}
+        out[name] = {**head, **(at_mib if column is None else
+                                _summary(*({k: t.corrected[k][:, column] for k in MEASURES} for t in pair),
+                                         confidence))}
+    return out

@@ -17,14 +17,14 @@ from cognition.reporting.rundata import MODE_NAMES
 from cognition.reporting.workspace_report import competition_blocks, control_blocks
 
 SECTIONS = ("Summary", "Integrated information (Phi)", "Minimum-information bipartition",
-            "Causal control (yoked twins)", "Workspace competition", "Hybrid cognition", "Memory and time",
+            "Causal control: both directions of the loop", "Workspace competition", "Hybrid cognition", "Memory and time",
             "Retries and fallbacks", "Criteria", "Provenance")
 MEASURES = ("tdmi", "phi_wms", "phi_r", "stochastic_interaction")
 CAPTIONS = {"phi": "Per-cycle Phi with its bootstrap band, the null model's band and the mean over cycles with its CI",
             "mib": "Side of the MIB of each unit, per cycle and for the whole run",
             "workspace": "Mean evidence per module and the share of agents each module won",
             "ignition": "Access of one module as its bid is swept up and down (hysteresis), and dwell times",
-            "controls": "Phi of the agents and of their yoked twins, and the difference with its CI",
+            "controls": "Each direction of the loop through the workspace: Phi of the agents against twins that cut it",
             "hybrid": "Interference term, choice probability and belief of the hybrid module",
             "memory": "Memory, seconds and agents per launch per cycle"}
 

@@ -1,28 +1,30 @@
-"""The report's workspace sections: the competition (who wins, for how long, the ignition
-curve) and the causal control (Phi of the agents against their yoked twins), text and plots."""
+"""The report's workspace sections: the competition (who wins, for how long, the ignition curve)
+and the causal control (Phi of the agents against the twins that cut each direction of the loop),
+text and plots."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
 
+from cognition.analysis import DIRECTION_LABELS, DIRECTIONS
 from cognition.reporting import fmt
 from cognition.reporting.document import Table
 from cognition.reporting.plots import DPI, _save, module_order, pyplot
 
-CONTROL_NOTE = ("Each agent runs beside a yoked twin: the same weights and noise streams, but its modules read and "
-                "learn from the broadcast of an independent agent (its donor) instead of their own workspace's. "
-                "The twin keeps everything but the loop through its own workspace, so Phi(agents) - Phi(twins) "
-                "across the broadcast cut ({modules} | {workspace}) is the integration the broadcast adds. The cut "
-                "is fixed before the data are seen (no selection); each agent's and each twin's own Phi there, the "
-                "agent-minus-twin difference per pair, its mean with a t interval across the pairs (the "
-                "replications). H0: the broadcast adds no integration.")
+CONTROL_NOTE = ("Each agent runs beside two twins with its weights and noise streams, each with one direction of the "
+                "loop through its own workspace cut and driven instead by an independent agent (its donor): the "
+                "yoked twin's modules read and learn from the donor's broadcast (workspace -> modules cut); the "
+                "proposal-yoked twin's workspace competes over the donor's proposals (modules -> workspace cut), "
+                "its modules still reading its own broadcast. Phi(agents) - Phi(twins) across the broadcast cut "
+                "({modules} | {workspace}) is what that direction adds. The cut is fixed before the data are seen "
+                "(no selection); the agent-minus-twin difference per pair, its mean with a t interval across the "
+                "pairs (the replications). The loop is closed only when both intervals are above 0 (an "
+                "intersection-union test): a workspace that only drives its modules, or only reads them, is a relay.")
 
-
-MIB_ROW_NOTE = ("the MIB row (each side at each agent's own minimum over bipartitions) is descriptive, not a "
-                "test: each minimum carries its own selection shift; on twins that differ only in their donors "
-                "(true difference 0) its interval excluded 0 in 4 of 140 runs, the cut's in 1 of 140 (python -m "
-                "cognition.bench workspace; docs/calibration.md)")
+MIB_ROW_NOTE = ("the MIB rows (each side at each agent's own minimum over bipartitions) are descriptive, not a "
+                "test: each minimum carries its own selection shift (python -m cognition.bench workspace; "
+                "docs/calibration.md)")
 
 
 def competition_blocks(report: dict, records: list[dict], enabled: list[str]) -> list:
@@ -48,24 +50,48 @@ def competition_blocks(report: dict, records: list[dict], enabled: list[str]) ->
 
 def control_blocks(report: dict) -> list:
     controls = report.get("controls") or {}
-    yoked = controls.get("yoked")
+    directions = controls.get("directions")
     lesion = controls.get("lesion")
     head = [f"lesion: {lesion}"] if lesion else []
-    if not yoked:
+    if not directions:
         return head + [controls.get("note", "No causal control in this run.")]
     conf = fmt.percent(controls["confidence"])
     rows = []
-    for label, r in (("broadcast cut (the criterion)", yoked), ("each side's MIB (descriptive)", yoked["at_mib"])):
-        rows.append([label, fmt.bits(r["intact_bits"]), fmt.bits(r["yoked_bits"]), fmt.bits(r["difference_bits"]),
-                     fmt.interval(r["difference_ci_bits"])])
-    items = [f"broadcast cut: {' + '.join(yoked['cut'][0])} | {' + '.join(yoked['cut'][1])}",
-             MIB_ROW_NOTE,
-             f"{yoked['pairs']} agent-twin pairs, {yoked['dof']} degrees of freedom; {conf} intervals"]
-    if yoked["twins_identical"]:
-        items.append("the twins' units equal the agents' bit for bit: the modules do not read the broadcast here, "
-                     "so the control cannot differ (difference exactly 0)")
-    return head + [CONTROL_NOTE, Table([f"{controls['measure']} at", "agents", "yoked twins", "difference",
-                                        f"CI of the difference ({conf})"], rows), items]
+    for d, r in directions.items():
+        for label, x in (("broadcast cut (the criterion)", r), ("each side's MIB (descriptive)", r["at_mib"])):
+            rows.append([DIRECTION_LABELS[d], r["twin"].replace("_", "-"), label, fmt.bits(x["intact_bits"]),
+                         fmt.bits(x["twin_bits"]), fmt.bits(x["difference_bits"]), fmt.interval(x["difference_ci_bits"])])
+    loop = controls["loop"]
+    first = next(iter(directions.values()))
+    items = [f"the loop {'closes' if loop['passed'] else 'is not shown closed'}: {loop['reason']}",
+             f"broadcast cut: {' + '.join(controls['cut'][0])} | {' + '.join(controls['cut'][1])}",
+             MIB_ROW_NOTE, f"{first['pairs']} agent-twin pairs per direction, {first['dof']} degrees of freedom; "
+                           f"{conf} intervals"]
+    for d, r in directions.items():
+        if r["twins_identical"]:
+            items.append(f"the {r['twin'].replace('_', '-')} twins' units equal the agents' bit for bit: "
+                         f"{DIRECTION_LABELS[d]} is cut in the agents too here (a lesion), so the control cannot "
+                         "differ (difference exactly 0)")
+    blocks = head + [CONTROL_NOTE, Table(["direction", "twin", f"{controls['measure']} at", "agents", "twins",
+                                          "difference", f"CI of the difference ({conf})"], rows), items]
+    return blocks + _window_blocks(controls["windows"], conf)
+
+
+def _window_blocks(windows: dict, conf: str) -> list:
+    rows = []
+    for w in windows["rows"]:
+        span = f"{w['cycles'][0]}-{w['cycles'][1]}"
+        if "note" in w:
+            rows.append([span, w["note"], "", ""])
+            continue
+        rows.append([span, *(f"{fmt.bits(w[d]['difference_bits'])} {fmt.interval(w[d]['difference_ci_bits'])}"
+                             for d in DIRECTIONS), "closes" if w["loop"] else "not shown"])
+    last = windows["last_window_loop"]
+    verdict = ("cannot be judged (too few cycles in it)" if last is None else
+               "closes" if last else "is not shown closed")
+    return [f"Over time: each direction's difference per window of {windows['cycles_per_window']} cycles "
+            f"({conf} intervals). In the run's last window the loop {verdict}.",
+            Table(["cycles", *(DIRECTION_LABELS[d] for d in DIRECTIONS), "loop"], rows)]
 
 
 def ignition_plot(report: dict, path: Path) -> Path | None:
@@ -95,22 +121,34 @@ def ignition_plot(report: dict, path: Path) -> Path | None:
 
 
 def control_plot(report: dict, path: Path) -> Path | None:
-    """Phi of the agents and their yoked twins, and the difference with its CI, at the cut and at the MIB."""
-    yoked = (report.get("controls") or {}).get("yoked")
-    if not yoked:
+    """Each direction's difference (agents minus the twins that cut it) with its CI: over the run at the
+    broadcast cut and at each side's MIB (left), and per window of cycles (right)."""
+    controls = report.get("controls") or {}
+    directions = controls.get("directions")
+    if not directions:
         return None
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=DPI)
-    for i, (label, r) in enumerate((("broadcast cut", yoked), ("MIB", yoked["at_mib"]))):
-        x = 3 * i
-        ax.bar([x, x + 1], [r["intact_bits"], r["yoked_bits"]], color=["C0", "C1"], width=0.8)
-        lo, hi = r["difference_ci_bits"]
-        d = r["difference_bits"]
-        ax.errorbar([x + 2], [d], yerr=[[d - lo], [hi - d]], fmt="o", color="k", capsize=4)
-    ax.axhline(0, color="grey", lw=0.8)
-    ax.axvline(2.5, color="grey", lw=0.6, ls=":")
-    ax.set_xticks([0, 1, 2, 3, 4, 5], ["agents", "twins", "difference"] * 2, fontsize=8)
-    ax.set_xlabel("at the broadcast cut (left, the criterion) and at each side's MIB (right, descriptive)", fontsize=8)
-    ax.set_ylabel(f"{report['controls']['measure']} (bits)")
-    ax.set_title("Causal control: agents against their yoked twins")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8), dpi=DPI, gridspec_kw={"width_ratios": [1, 2]})
+    for i, (d, r) in enumerate(directions.items()):
+        for j, (label, x) in enumerate((("cut", r), ("MIB", r["at_mib"]))):
+            lo, hi = x["difference_ci_bits"]
+            v = x["difference_bits"]
+            ax1.errorbar([3 * i + j], [v], yerr=[[v - lo], [hi - v]], fmt="o" if j == 0 else "s", color=f"C{i}",
+                         capsize=4, mfc="white" if j else None)
+    ax1.axhline(0, color="grey", lw=0.8)
+    ax1.set_xticks([0, 1, 3, 4], ["cut", "MIB", "cut", "MIB"], fontsize=8)
+    ax1.set_xlabel("   ".join(DIRECTION_LABELS[d] for d in directions), fontsize=8)
+    ax1.set_ylabel(f"{controls['measure']}: agents - twins (bits)")
+    ax1.set_title("Each direction over the run")
+    rows = [w for w in controls["windows"]["rows"] if "note" not in w]
+    for i, d in enumerate(directions):
+        mid = [(w["cycles"][0] + w["cycles"][1]) / 2 for w in rows]
+        v = np.array([w[d]["difference_bits"] for w in rows])
+        ci = np.array([w[d]["difference_ci_bits"] for w in rows]).reshape(-1, 2)
+        ax2.errorbar(np.array(mid) + (i - 0.5) * 2, v, yerr=[v - ci[:, 0], ci[:, 1] - v], fmt="o-", color=f"C{i}",
+                     capsize=3, lw=1, label=DIRECTION_LABELS[d])
+    ax2.axhline(0, color="grey", lw=0.8)
+    ax2.set_xlabel(f"cycle (windows of {controls['windows']['cycles_per_window']})")
+    ax2.set_title("Each direction per window of cycles")
+    ax2.legend(fontsize=8, frameon=False)
     return _save(fig, path)
