@@ -134,7 +134,8 @@ def loop_verdict(directions: dict) -> dict:
         reason = "both directions add Phi: cutting either one lowers Phi at the broadcast cut"
     elif above["workspace_to_modules"]:
         reason = ("the workspace drives the modules, but the modules' drive of the workspace adds no Phi shown "
-                  "(a relay, not a loop)")
+                  "across the broadcast cut: by this measure a relay, not a loop (a drive within the cycle is not "
+                  "credited by a lag-1 Phi; docs/architecture.md)")
     elif above["modules_to_workspace"]:
         reason = "the modules drive the workspace, but the broadcast's drive of the modules adds no Phi shown"
     else:

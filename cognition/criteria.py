@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from cognition.analysis import DIRECTION_LABELS
+from cognition.analysis import DIRECTION_LABELS, DIRECTIONS
 
 
 def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecovered_errors: int,
@@ -67,8 +67,9 @@ def _closed_loop(controls: dict | None) -> dict:
     if not directions:
         why = (controls or {}).get("note") or "no yoked control in this run"
         return {"name": LOOP, "passed": False, "value": why, "required": required}
-    parts = [f"{DIRECTION_LABELS[d]} {r['difference_bits']:+.4f} bits (CI {r['difference_ci_bits'][0]:.4f} .. "
-             f"{r['difference_ci_bits'][1]:.4f})" for d, r in directions.items()]
+    parts = [f"{DIRECTION_LABELS[d]} {directions[d]['difference_bits']:+.4f} bits (CI "
+             f"{directions[d]['difference_ci_bits'][0]:.4f} .. {directions[d]['difference_ci_bits'][1]:.4f})"
+             for d in DIRECTIONS]
     verdict = controls["loop"]
     return {"name": LOOP, "passed": bool(verdict["passed"]), "value": "; ".join(parts) + f": {verdict['reason']}",
             "required": required}

@@ -98,3 +98,20 @@ def test_the_directions_bench_refuses_bad_counts_in_one_line(capsys):
     with pytest.raises(SystemExit):
         main(["directions", "--agents", "4096", "--cycles", "1000"])
     assert "allowed a product up to 500000" in capsys.readouterr().err
+
+
+@pytest.mark.integration
+def test_the_workspace_bench_reports_both_directions_their_null_and_both_lesions():
+    from cognition.benchmarks import workspace
+
+    out = workspace.main(["--seeds", "1", "--cycles", "50", "--agents", "8", "--modes", "disabled"])
+    (run,) = out["runs"]
+    assert set(run["criterion"]) == {"workspace_to_modules", "modules_to_workspace", "loop", "loop_at_mib"}
+    assert set(run["null"]) == set(analysis.DIRECTIONS)
+    lesions = {r["lesion"]: r for r in out["lesion"]}
+    assert set(lesions) == {"broadcast", "proposals"}
+    # each lesion cuts one direction in the agents too: those twins are the agents, the difference exactly 0
+    for lesion, cut in (("broadcast", "workspace_to_modules"), ("proposals", "modules_to_workspace")):
+        row = lesions[lesion]
+        assert row["loop"] is False
+        assert row[cut]["twins_identical"] and row[cut]["difference_bits"] == 0.0

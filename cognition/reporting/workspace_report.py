@@ -57,17 +57,19 @@ def control_blocks(report: dict) -> list:
         return head + [controls.get("note", "No causal control in this run.")]
     conf = fmt.percent(controls["confidence"])
     rows = []
-    for d, r in directions.items():
+    for d in DIRECTIONS:  # a fixed order: report.json's keys come back sorted when a report is rebuilt
+        r = directions[d]
         for label, x in (("broadcast cut (the criterion)", r), ("each side's MIB (descriptive)", r["at_mib"])):
             rows.append([DIRECTION_LABELS[d], r["twin"].replace("_", "-"), label, fmt.bits(x["intact_bits"]),
                          fmt.bits(x["twin_bits"]), fmt.bits(x["difference_bits"]), fmt.interval(x["difference_ci_bits"])])
     loop = controls["loop"]
-    first = next(iter(directions.values()))
+    first = directions[next(iter(DIRECTIONS))]
     items = [f"the loop {'closes' if loop['passed'] else 'is not shown closed'}: {loop['reason']}",
              f"broadcast cut: {' + '.join(controls['cut'][0])} | {' + '.join(controls['cut'][1])}",
              MIB_ROW_NOTE, f"{first['pairs']} agent-twin pairs per direction, {first['dof']} degrees of freedom; "
                            f"{conf} intervals"]
-    for d, r in directions.items():
+    for d in DIRECTIONS:
+        r = directions[d]
         if r["twins_identical"]:
             items.append(f"the {r['twin'].replace('_', '-')} twins' units equal the agents' bit for bit: "
                          f"{DIRECTION_LABELS[d]} is cut in the agents too here (a lesion), so the control cannot "
@@ -129,7 +131,8 @@ def control_plot(report: dict, path: Path) -> Path | None:
         return None
     plt = pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8), dpi=DPI, gridspec_kw={"width_ratios": [1, 2]})
-    for i, (d, r) in enumerate(directions.items()):
+    for i, d in enumerate(DIRECTIONS):
+        r = directions[d]
         for j, (label, x) in enumerate((("cut", r), ("MIB", r["at_mib"]))):
             lo, hi = x["difference_ci_bits"]
             v = x["difference_bits"]
@@ -137,11 +140,11 @@ def control_plot(report: dict, path: Path) -> Path | None:
                          capsize=4, mfc="white" if j else None)
     ax1.axhline(0, color="grey", lw=0.8)
     ax1.set_xticks([0, 1, 3, 4], ["cut", "MIB", "cut", "MIB"], fontsize=8)
-    ax1.set_xlabel("   ".join(DIRECTION_LABELS[d] for d in directions), fontsize=8)
+    ax1.set_xlabel("   ".join(DIRECTION_LABELS[d] for d in DIRECTIONS), fontsize=8)
     ax1.set_ylabel(f"{controls['measure']}: agents - twins (bits)")
     ax1.set_title("Each direction over the run")
     rows = [w for w in controls["windows"]["rows"] if "note" not in w]
-    for i, d in enumerate(directions):
+    for i, d in enumerate(DIRECTIONS):
         mid = [(w["cycles"][0] + w["cycles"][1]) / 2 for w in rows]
         v = np.array([w[d]["difference_bits"] for w in rows])
         ci = np.array([w[d]["difference_ci_bits"] for w in rows]).reshape(-1, 2)
