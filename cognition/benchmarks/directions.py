@@ -10,7 +10,8 @@ units m and 2 workspace units w,
     w_t = A_w w_{t-1} + C m_{t-1 or t} + g_w s_t + e_w,t,
 
 its own weights (anatomy) drawn per agent; s_t a drive shared by every agent (an AR(1) world with
-coefficient 0.9), entering each unit with the agent's own gain (normal, sd ``--world-gain``); every path starts 3 SD away from 0 (a start-up transient). Families:
+coefficient 0.9), entering each unit with the agent's own gain (normal, sd ``--world-gain``); every
+path starts 3 SD away from 0 (a start-up transient). Families:
 
 * ``feedforward``: C = 0, the workspace an autonomous process that drives the modules (IIT: no loop);
 * ``relay``: the workspace is driven by the modules of an independent agent (a source), not its own: the
@@ -114,7 +115,8 @@ def toy_population(family: str, signs: str, agents: int, cycles: int, rng: np.ra
     for t in range(cycles):
         m_prev, w_prev = x[:, :n], x[:, n:]
         drive = W["gain"] * world[t] + noise[:, t]
-        m = np.einsum("rij,rj->ri", W["A_m"], m_prev) + np.einsum("rij,rj->ri", W["B"], w_prev[modules_read]) + drive[:, :n]
+        m = (np.einsum("rij,rj->ri", W["A_m"], m_prev) + np.einsum("rij,rj->ri", W["B"], w_prev[modules_read])
+             + drive[:, :n])
         fed = (m if same_cycle else m_prev)[workspace_reads]
         w = np.einsum("rij,rj->ri", W["A_w"], w_prev) + np.einsum("rij,rj->ri", W["C"], fed) + drive[:, n:]
         x = np.concatenate([m, w], axis=1)
@@ -197,7 +199,8 @@ def main(argv: list[str] | None = None) -> dict:
     out = {"settings": vars(args), "summaries": [], "draws": []}
     for family in args.families:
         for signs in args.signs:
-            jobs = [(family, signs, args.agents, args.cycles, args.seed + d, args.world_gain) for d in range(args.draws)]
+            jobs = [(family, signs, args.agents, args.cycles, args.seed + d, args.world_gain)
+                    for d in range(args.draws)]
             t0 = time.perf_counter()
             if args.jobs == 1:
                 rows = [_draw_job(j) for j in jobs]
