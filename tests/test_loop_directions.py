@@ -98,6 +98,9 @@ def test_the_directions_bench_refuses_bad_counts_in_one_line(capsys):
     with pytest.raises(SystemExit):
         main(["directions", "--agents", "4096", "--cycles", "1000"])
     assert "allowed a product up to 500000" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["directions", "--module-coupling", "-1"])
+    assert capsys.readouterr().err.strip().splitlines() == ["error: --module-coupling -1.0: allowed 0 .. 1"]
 
 
 @pytest.mark.integration

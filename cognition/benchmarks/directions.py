@@ -9,7 +9,8 @@ units m and 2 workspace units w,
     m_t = A_m m_{t-1} + B w_{t-1} + g_m s_t + e_m,t
     w_t = A_w w_{t-1} + C m_{t-1 or t} + g_w s_t + e_w,t,
 
-its own weights (anatomy) drawn per agent; s_t a drive shared by every agent (an AR(1) world with
+its own weights (anatomy) drawn per agent (A_m: 0.3 on the diagonal, normal off-diagonal couplings
+with sd ``--module-coupling``); s_t a drive shared by every agent (an AR(1) world with
 coefficient 0.9), entering each unit with the agent's own gain (normal, sd ``--world-gain``); every
 path starts 3 SD away from 0 (a start-up transient). Families:
 
@@ -60,14 +61,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="the first draw's seed (draw d uses seed + d)")
     p.add_argument("--world-gain", type=float, default=0.5,
                    help="sd of each unit's gain on the shared drive s_t (0: no shared drive; default 0.5)")
+    p.add_argument("--module-coupling", type=float, default=0.1,
+                   help="sd of the direct couplings between module units (off-diagonal A_m; 0: the modules "
+                        "communicate only through the workspace; default 0.1)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (each single-threaded)")
     return p
 
 
-def _anatomy(rows: int, family: str, signs: str, rng: np.random.Generator, world_gain: float = 0.5) -> dict:
+def _anatomy(rows: int, family: str, signs: str, rng: np.random.Generator, world_gain: float = 0.5,
+             module_coupling: float = 0.1) -> dict:
     """Per-row weights: A_m (rows, 5, 5), A_w (rows, 2, 2), B (rows, 5, 2), C (rows, 2, 5), gains (rows, 7)."""
     n, k = MODULE_UNITS, WORKSPACE_UNITS
-    A_m = 0.3 * np.eye(n) + 0.1 * rng.standard_normal((rows, n, n)) * (1 - np.eye(n))
+    A_m = 0.3 * np.eye(n) + module_coupling * rng.standard_normal((rows, n, n)) * (1 - np.eye(n))
     A_w = np.broadcast_to(0.5 * np.eye(k), (rows, k, k)).copy()
 
     def coupling(shape):
@@ -81,7 +86,7 @@ def _anatomy(rows: int, family: str, signs: str, rng: np.random.Generator, world
 
 
 def toy_population(family: str, signs: str, agents: int, cycles: int, rng: np.random.Generator,
-                   world_gain: float = 0.5) -> dict:
+                   world_gain: float = 0.5, module_coupling: float = 0.1) -> dict:
     """{group: (agents, cycles, 7)}: the agents, the relay family's sources, and two sets of donors with
     their yoked and proposal-yoked twins (GROUP_ORDER), simulated together (they share the world s_t)."""
     A, n, k = agents, MODULE_UNITS, WORKSPACE_UNITS
@@ -96,7 +101,7 @@ def toy_population(family: str, signs: str, agents: int, cycles: int, rng: np.ra
     modules_read[g["yoked"]], modules_read[g["yoked_2"]] = g["donor"], g["donor_2"]
     workspace_reads = own.copy()  # whose m drives each row's workspace
     workspace_reads[g["yoked_proposals"]], workspace_reads[g["yoked_proposals_2"]] = g["donor"], g["donor_2"]
-    anatomy = _anatomy(R, family, signs, rng, world_gain)
+    anatomy = _anatomy(R, family, signs, rng, world_gain, module_coupling)
     if family == "relay":  # sources and donors are autonomous-workspace agents; the agents' workspaces read a source
         for row in ("source", "donor", "donor_2"):
             anatomy["C"][g[row]] = 0.0
@@ -142,10 +147,11 @@ def _stabilise(anatomy: dict, same_cycle: bool) -> None:
             anatomy["A_m"][r, :n, :n] *= 0.95
 
 
-def draw(family: str, signs: str, agents: int, cycles: int, seed: int, world_gain: float = 0.5) -> dict:
+def draw(family: str, signs: str, agents: int, cycles: int, seed: int, world_gain: float = 0.5,
+         module_coupling: float = 0.1) -> dict:
     """One population: each direction's difference, the loop verdict, and the twin-vs-twin null."""
     rng = np.random.default_rng([seed, FAMILIES.index(family), SIGNS.index(signs)])
-    g = toy_population(family, signs, agents, cycles, rng, world_gain)
+    g = toy_population(family, signs, agents, cycles, rng, world_gain, module_coupling)
     opts = dict(lag=1, confidence=0.95, seed=seed)
     directions = direction_rows(g["intact"], g, CUT, measure="phi_r", **opts)
     null, null_at_mib = {}, {}
@@ -191,6 +197,8 @@ def main(argv: list[str] | None = None) -> dict:
            if not lo <= getattr(args, k) <= hi]
     if not bad and not 0.0 <= args.world_gain <= 10.0:
         bad.append(f"--world-gain {args.world_gain}: allowed 0 .. 10")
+    if not bad and not 0.0 <= args.module_coupling <= 1.0:
+        bad.append(f"--module-coupling {args.module_coupling}: allowed 0 .. 1")
     if not bad and args.agents * args.cycles > 500_000:  # 8 groups x 7 units x 8 bytes, twice: about 450 MB
         bad.append(f"--agents {args.agents} x --cycles {args.cycles}: allowed a product up to 500000")
     if bad:  # one line and exit 2, before any work
@@ -199,7 +207,7 @@ def main(argv: list[str] | None = None) -> dict:
     out = {"settings": vars(args), "summaries": [], "draws": []}
     for family in args.families:
         for signs in args.signs:
-            jobs = [(family, signs, args.agents, args.cycles, args.seed + d, args.world_gain)
+            jobs = [(family, signs, args.agents, args.cycles, args.seed + d, args.world_gain, args.module_coupling)
                     for d in range(args.draws)]
             t0 = time.perf_counter()
             if args.jobs == 1:
@@ -208,8 +216,9 @@ def main(argv: list[str] | None = None) -> dict:
                 with ProcessPoolExecutor(min(args.jobs, os.cpu_count() or 1)) as pool:
                     rows = list(pool.map(_draw_job, jobs))
             s = summary(rows)
-            s["world_gain"], s["seconds"] = args.world_gain, time.perf_counter() - t0
-            print(f"{family} / {signs} signs, world gain {args.world_gain}, {len(rows)} draws of {args.agents} x "
+            s.update(world_gain=args.world_gain, module_coupling=args.module_coupling, seconds=time.perf_counter() - t0)
+            print(f"{family} / {signs} signs, world gain {args.world_gain}, module coupling {args.module_coupling}, "
+                  f"{len(rows)} draws of {args.agents} x "
                   f"{args.cycles}: loop passes "
                   f"{s['loop_passes']}; workspace -> modules CI above 0 in {s['workspace_to_modules_above_zero']} "
                   f"(mean {s['workspace_to_modules_mean_bits']:+.3f} bits), modules -> workspace in "
