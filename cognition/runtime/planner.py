@@ -120,7 +120,7 @@ def check_fits(cfg, budget_bytes: int, **kwargs) -> RunMemoryPlan:
     if not p.fits:
         field = "runtime.batch" if cfg.runtime.batch else "run.agents"
         allowed = (f"at most {p.max_batch} agents per launch (rows: with the yoked control an agent, its donor "
-                   f"and its twin are 3) for a {budget_bytes / 2**20:.0f} MiB budget "
+                   f"and its two twins are 4) for a {budget_bytes / 2**20:.0f} MiB budget "
                    f"({p.total_bytes / 2**20:.1f} MiB needed at batch {p.batch}, half the budget kept as "
                    f"headroom); set runtime.batch or lower the qubit widths")
         if p.max_batch == 0:
