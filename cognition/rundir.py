@@ -25,6 +25,7 @@ from pathlib import Path
 
 import yaml
 
+from cognition import __version__
 from cognition.errors import UsageError
 from cognition.runtime.checkpoint import atomic_write
 from cognition.runtime.lock import LOCK_NAME, RunDirLock
@@ -119,6 +120,19 @@ def check_resumable(path: str | Path) -> Path:
     return path
 
 
+def check_release(run_dir: Path) -> None:
+    """Refuse (UsageError) to resume a run started by another release (major.minor) of the package: a
+    release may change what a run holds (0.5.0 added a row per agent), so a resume could not continue
+    it bit for bit. A run without a readable provenance.json (killed before writing it) is not judged."""
+    try:
+        started = json.loads((run_dir / "provenance.json").read_text())["package"]["version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if not isinstance(started, str) or started.split(".")[:2] != __version__.split(".")[:2]:
+        raise UsageError(f"--resume {run_dir}: the run was started by hybrid-cognition {started!s:.40}, this is "
+                         f"{__version__}; a run is resumed by the release that started it (install that version)")
+
+
 def open_for_resume(path: str | Path, check=None):
     """Lock a run directory to continue it and read its configuration: (Config, path, lock).
 
@@ -131,6 +145,7 @@ def open_for_resume(path: str | Path, check=None):
     lock = RunDirLock(run_dir, "--resume").acquire()
     try:
         check_resumable(run_dir)  # again, under the lock
+        check_release(run_dir)
         data = read_yaml(run_dir / CONFIG, f"--resume {CONFIG}")
         if check is not None:
             check(data)

@@ -120,3 +120,4 @@ def test_the_yoked_agents_rows_do_not_depend_on_the_batch():
         runs.append(np.stack(rows, axis=1))
     assert runs[0].shape[0] == 20 and torch.equal(torch.as_tensor(runs[0]), torch.as_tensor(runs[1]))
     np.testing.assert_array_equal(runs[0], runs[2])
+

@@ -89,3 +89,22 @@ def test_resume_of_a_foreign_directory_is_one_line_exit_2(tmp_path):
     (tmp_path / "notarun").mkdir()
     res = cli("--resume", str(tmp_path / "notarun"))
     assert res.returncode == 2 and "not a hybrid-cognition run directory" in res.stderr
+
+
+def test_a_run_of_another_release_is_not_resumed(tmp_path):
+    # 0.5.0 added a row per agent (the proposal-yoked twin): a run started by 0.4 cannot continue bit for bit,
+    # so --resume names both releases in one line; a patch release resumes, and a run without provenance is
+    # not judged (killed before writing it)
+    import json
+
+    import cognition
+    from cognition.errors import UsageError
+    from cognition.rundir import check_release
+
+    major_minor = ".".join(cognition.__version__.split(".")[:2])
+    check_release(tmp_path)
+    (tmp_path / "provenance.json").write_text(json.dumps({"package": {"version": f"{major_minor}.99"}}))
+    check_release(tmp_path)
+    (tmp_path / "provenance.json").write_text(json.dumps({"package": {"version": "0.4.0"}}))
+    with pytest.raises(UsageError, match=r"started by hybrid-cognition 0.4.0, this is .*the release that started it"):
+        check_release(tmp_path)
