@@ -124,7 +124,7 @@ class Simulator:
 
     def __repr__(self) -> str:
         return (f"Simulator({str(self.run_dir)!r}: {', '.join(self.loop.declared)}; "
-                f"{len(self.loop.agents)} agents, {self.config.run.cycles} cycles)")
+                f"{self.loop.population.agents} agents, {self.config.run.cycles} cycles)")
 
 
 def fault_injector(spec: str | None):

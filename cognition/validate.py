@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import sys
 
-from cognition.config import available_presets, load_config
+from cognition.config import RunConfig, available_presets, load_config
 from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least
 from cognition.errors import UsageError
 
 QUICK_CYCLES = 3
+DEFAULT_AGENTS = RunConfig().agents  # the help text's default is the configuration's
 
 
 def build_parser() -> OneLineParser:
@@ -26,7 +27,7 @@ def build_parser() -> OneLineParser:
                    help="master seed: every agent's weights and noise (config run.seed, default 0)")
     p.add_argument("--agents", type=int_at_least(1),
                    help="independent agents, each with its own module weights, simulated as one batch "
-                        "(run.agents, default 8)")
+                        f"(run.agents, default {DEFAULT_AGENTS})")
     p.add_argument("--config", metavar="FILE", help="YAML file overriding the preset")
     p.add_argument("--preset", metavar="NAME", help=f"named preset from configs/: {', '.join(available_presets())}")
     p.add_argument("--out", metavar="DIR", help="run directory to create (must not exist, or be empty or hold "

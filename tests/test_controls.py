@@ -121,3 +121,15 @@ def test_the_yoked_agents_rows_do_not_depend_on_the_batch():
     assert runs[0].shape[0] == 20 and torch.equal(torch.as_tensor(runs[0]), torch.as_tensor(runs[1]))
     np.testing.assert_array_equal(runs[0], runs[2])
 
+
+
+def test_the_agents_counted_for_people_are_the_runs_not_its_rows(tmp_path, capsys):
+    # the batch holds 4 rows per agent with the control (agent, donor, two twins): the Simulator's repr and
+    # validate --help's default speak of the run's agents (issue 34: "12 agents" for 4, "default 8" for 32)
+    from cognition.api import Simulator
+    from cognition.validate import build_parser
+
+    cfg = load_config(overrides={"run": {"agents": 4, "cycles": 2}, "quantum": {"mode": "disabled"}})
+    with Simulator(cfg, out=tmp_path / "run", progress=False) as sim:
+        assert len(sim.loop.agents) == 16 and "; 4 agents, 2 cycles)" in repr(sim)
+    assert f"default {load_config().run.agents})" in " ".join(build_parser().format_help().split())

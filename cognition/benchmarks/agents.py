@@ -65,10 +65,12 @@ def _time_cycles(loop, cycles: int, batch, repeats: int) -> float:
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(prog="python -m cognition.bench agents")
-    p.add_argument("--agents", type=int, nargs="+", default=[1, 16, 256])
-    p.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES))
+    p.add_argument("--agents", type=int, nargs="+", default=[1, 16, 256],
+                   help="agent counts to time, one row each (run.agents; default 1 16 256)")
+    p.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES),
+                   help="quantum.mode of the rows (default: all three)")
     p.add_argument("--cycles", type=int, default=3, help="timed cycles per repeat")
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=3, help="repeats per row; the median is reported (default 3)")
     p.add_argument("--threads", type=int, default=1, help="torch and OpenBLAS threads (0: library defaults)")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (runtime.device)")
     p.add_argument("--compile", choices=["off", "default", "reduce-overhead"], default="off",
