@@ -118,3 +118,17 @@ def test_the_workspace_bench_reports_both_directions_their_null_and_both_lesions
         row = lesions[lesion]
         assert row["loop"] is False
         assert row[cut]["twins_identical"] and row[cut]["difference_bits"] == 0.0
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["--seeds", "0"], "error: --seeds 0: allowed 1 .. 100000"),
+    (["--cycles", "20"], "error: --cycles 20: allowed 43 .. 100000 (a per-agent estimate of 7 units needs 43)"),
+    (["--agents", "2"], "error: --agents 2: allowed 3 .. 4096 (a paired difference needs 3 pairs)"),
+    (["--agents", "4096", "--cycles", "500"], "error: --agents 4096 x --cycles 500: allowed a product up to 1000000"),
+])
+def test_the_workspace_bench_refuses_bad_counts_in_one_line(argv, line, capsys):
+    from cognition.bench import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["workspace", *argv])
+    assert exc.value.code == 2 and capsys.readouterr().err.strip().splitlines() == [line]

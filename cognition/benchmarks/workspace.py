@@ -25,10 +25,12 @@ mean dwell) are over the run's agents, as in report.json's ``competition``.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
 
+from cognition.config import RunConfig
 from cognition.runtime.threads import cpu_threads
 
 
@@ -183,8 +185,29 @@ def _line(r: dict) -> str:
             f"{parts} | loop {c['loop']}{last} | {r['seconds']:.1f} s")
 
 
+def _check(args) -> None:
+    """One line on stderr and exit 2, before any work, for counts the suite cannot measure."""
+    bad = []
+    if not 1 <= args.seeds <= 100_000:
+        bad.append(f"--seeds {args.seeds}: allowed 1 .. 100000")
+    if args.first_seed < 0:
+        bad.append(f"--first-seed {args.first_seed}: allowed >= 0")
+    # a per-agent estimate needs 6 n + lag cycles (43 for the default 7 units; cognition/phi/agents.py)
+    bad += [f"--cycles {c}: allowed 43 .. 100000 (a per-agent estimate of 7 units needs 43)"
+            for c in args.cycles if not 43 <= c <= 100_000]
+    agents = RunConfig().agents if args.agents is None else args.agents
+    if not 3 <= agents <= 4096:
+        bad.append(f"--agents {agents}: allowed 3 .. 4096 (a paired difference needs 3 pairs)")
+    elif not bad and agents * max(args.cycles) > 1_000_000:  # 7 rows per agent x 7 units x 8 B: about 400 MB
+        bad.append(f"--agents {agents} x --cycles {max(args.cycles)}: allowed a product up to 1000000")
+    if bad:
+        print(f"error: {bad[0]}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def main(argv: list[str] | None = None) -> dict:
     args = _parser().parse_args(argv)
+    _check(args)
     out = {"settings": vars(args), "runs": [], "summaries": [], "lesion": []}
     with cpu_threads(1):
         for mode in args.modes:
