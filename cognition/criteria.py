@@ -5,7 +5,8 @@ Each default criterion tests a hypothesis and can fail for it (docs/architecture
 (the mean per-agent Phi); "integrated" the verdict of cognition.analysis.integration_verdict
 (the within-agent trial-shuffling test of cognition/phi/cut_test.py and the headline's
 interval, both required); "the loop closes" the agents' Phi minus that of each kind of twin,
-one per direction of the loop through the workspace (cognition/controls.py), both required. A floor on the headline (``min_mean_phi_bits``) is available
+one per direction of the loop through the workspace (cognition/controls.py), both required. A
+floor on the headline (``min_mean_phi_bits``) is available
 but not a default: a fixed number tests nothing by itself.
 """
 from __future__ import annotations

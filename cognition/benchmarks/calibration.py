@@ -25,13 +25,13 @@ import argparse
 import concurrent.futures
 import json
 import math
-import sys
 import time
 import zlib
 from pathlib import Path
 
 import numpy as np
 
+from cognition.benchmarks import refuse
 from cognition.runtime.threads import cpu_threads
 
 NULL_SIZES = ((32, 50), (8, 50))
@@ -93,9 +93,7 @@ def _check(args) -> None:
            for name in ("systems", "draws", "surrogates", "runs", "jobs") if not 1 <= getattr(args, name) <= 100_000]
     if not 0.0 < args.alpha < 1.0:
         bad.append(f"--alpha {args.alpha}: allowed 0 < alpha < 1")
-    if bad:
-        print(f"error: {bad[0]}", file=sys.stderr)
-        raise SystemExit(2)
+    refuse(bad)
 
 
 def _rng(seed: int, family: str, agents: int, cycles: int, index: int) -> np.random.Generator:

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
 from cognition.analysis import DIRECTIONS, direction_rows, loop_verdict
+from cognition.benchmarks import refuse
 from cognition.phi.difference import paired_differences
 from cognition.runtime.threads import cpu_threads
 
@@ -201,9 +201,7 @@ def main(argv: list[str] | None = None) -> dict:
         bad.append(f"--module-coupling {args.module_coupling}: allowed 0 .. 1")
     if not bad and args.agents * args.cycles > 500_000:  # 8 groups x 7 units x 8 bytes, twice: about 450 MB
         bad.append(f"--agents {args.agents} x --cycles {args.cycles}: allowed a product up to 500000")
-    if bad:  # one line and exit 2, before any work
-        print(f"error: {bad[0]}", file=sys.stderr)
-        raise SystemExit(2)
+    refuse(bad)
     out = {"settings": vars(args), "summaries": [], "draws": []}
     for family in args.families:
         for signs in args.signs:

@@ -25,11 +25,11 @@ mean dwell) are over the run's agents, as in report.json's ``competition``.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import numpy as np
 
+from cognition.benchmarks import refuse
 from cognition.config import RunConfig
 from cognition.runtime.threads import cpu_threads
 
@@ -200,9 +200,7 @@ def _check(args) -> None:
         bad.append(f"--agents {agents}: allowed 3 .. 4096 (a paired difference needs 3 pairs)")
     elif not bad and agents * max(args.cycles) > 1_000_000:  # 7 rows per agent x 7 units x 8 B: about 400 MB
         bad.append(f"--agents {agents} x --cycles {max(args.cycles)}: allowed a product up to 1000000")
-    if bad:
-        print(f"error: {bad[0]}", file=sys.stderr)
-        raise SystemExit(2)
+    refuse(bad)
 
 
 def main(argv: list[str] | None = None) -> dict:
