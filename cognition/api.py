@@ -68,12 +68,15 @@ class Simulator:
         self.results: RunResults | None = None
 
     @classmethod
-    def resume(cls, run_dir: str | Path, *, progress: bool = True, faults: str | None = None) -> "Simulator":
+    def resume(cls, run_dir: str | Path, *, progress: bool = True, faults: str | None = None,
+               accept_plugin_change: bool = False) -> "Simulator":
         """Continue a stopped or killed run from its last good checkpoint, with its own config.yaml
-        (the modules it names must be registered in this process)."""
+        (the modules it names must be registered in this process, or named in its modules.plugins).
+        A modules.plugins file that changed since the run last ran is refused unless
+        ``accept_plugin_change`` (the CLI's ``--accept-plugin-change``)."""
         from cognition.rundir import open_for_resume
 
-        cfg, path, lock = open_for_resume(run_dir)
+        cfg, path, lock = open_for_resume(run_dir, accept_plugin_change=accept_plugin_change)
         return cls(cfg, progress=progress, faults=faults, _resume=(path, lock))
 
     # -- what was built ------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Literal, Optional
 
 import yaml
 
+from cognition import plugin_paths
 from cognition.config_schema import DuplicateKeyError, from_dict, load_yaml, num, to_plain
 from cognition.errors import ConfigError
 
@@ -96,6 +97,8 @@ class ModulesConfig:
     unconscious: UnconsciousConfig = field(default_factory=UnconsciousConfig)
     hybrid: HybridConfig = field(default_factory=HybridConfig)
     settings: dict = field(default_factory=dict)  # plug-in module name -> its settings (cognition.plugins)
+    # modules of one's own by path, "[name=]file.py:Class" or "[name=]package.module:Class" (cognition.plugin_paths)
+    plugins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,7 @@ def available_presets() -> list[str]:
 def _validate_cross_fields(cfg: Config) -> None:
     from cognition import plugins
 
+    plugin_paths.load(cfg.modules.plugins)  # registers them, so that modules.enabled can name them
     for name in cfg.modules.enabled:
         plugins.check_enabled(name)
     if len(set(cfg.modules.enabled)) != len(cfg.modules.enabled):
@@ -262,17 +266,18 @@ def _validate_cross_fields(cfg: Config) -> None:
 def load_config(preset: str | None = None, path: str | Path | None = None,
                 overrides: dict | None = None) -> Config:
     """Defaults < preset < file < overrides, each layer validated on its own, then the merge;
-    raises ConfigError."""
+    raises ConfigError. Relative ``modules.plugins`` files are resolved against the directory of the
+    YAML file that names them, or the working directory for ``overrides``."""
     layers = []
     if preset is not None:
         presets = available_presets()
         if preset not in presets:
             raise ConfigError("--preset", preset, "one of " + ", ".join(presets))
-        layers.append(read_yaml(CONFIG_DIR / f"{preset}.yaml", "--preset"))
+        layers.append(plugin_paths.resolve_layer(read_yaml(CONFIG_DIR / f"{preset}.yaml", "--preset"), CONFIG_DIR))
     if path is not None:
-        layers.append(read_yaml(Path(path), "--config"))
+        layers.append(plugin_paths.resolve_layer(read_yaml(Path(path), "--config"), Path(path).parent))
     if overrides:
-        layers.append(overrides)
+        layers.append(plugin_paths.resolve_layer(overrides, Path.cwd()))
     data: dict = {}
     for layer in layers:
         from_dict(Config, layer)  # a later layer must not hide a bad section of an earlier one

@@ -12,7 +12,7 @@ One cycle, for a batch of agents (leading dimension of every tensor):
 The system's units for Phi are state variables of the nodes of the wiring graph,
 none a deterministic function of the others at the same cycle (docs/architecture.md,
 "Units of Phi"): each module declares its own (``CognitiveModule.unit_signals``; by
-default its salience and the alignment of its proposal with the broadcast it read; the
+default its salience and the mean of its proposed content (``content_mean``); the
 hybrid module its decision p_act), and the workspace adds two coordinates of its
 broadcast state. For the default architecture that is n = 7 units.
 
@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from cognition.modules.base import cast_floats, cat_rows, cat_trees, compile_kernels, slice_tree
+from cognition.modules.guard import ProtocolGuard
 from cognition.controls import Population, lesioned_module
 from cognition.controls import population as make_population
 from cognition.streams import AgentStreams
@@ -99,7 +100,12 @@ class IntegrationLoop:
         self.population = population or make_population(cfg.run.agents, int(cfg.control.yoked), cfg.control.lesion)
         self.agents = self.population.identity  # each batch row's agent index: its weights and streams
         self.intact = self.population.groups["intact"]
-        self.weights = {m.name: m.init_weights(self.agents) for m in modules}  # name -> (rows, ...) tensors
+        guard = self.guard(None)  # a module's fault in its weights: one line, before anything is written
+        self.weights = {}  # name -> (rows, ...) tensors
+        for m in modules:
+            self.weights[m.name] = guard.call(m.name, "init_weights", m.init_weights, self.agents)
+            guard.weights(m, self.weights[m.name], len(self.agents))
+        guard.settle()
         self._route = torch.as_tensor(self.population.route, device=device)
         self._source = torch.as_tensor(self.population.source, device=device)
         self._b0 = self._initial_broadcast()
@@ -109,12 +115,20 @@ class IntegrationLoop:
         for owner in (*self.modules.values(), self.workspace):
             compile_kernels(owner, compile_fn)
 
+    @property
+    def low_precision(self):
+        """runtime.autocast's dtype (bf16 or fp16), or None."""
+        return {None: None, "bf16": torch.bfloat16, "fp16": torch.float16}[self.cfg.runtime.autocast]
+
     def _autocast(self):
         """Mixed precision for the modules' forward maps (runtime.autocast: bf16 or fp16)."""
         if self.cfg.runtime.autocast is None:
             return contextlib.nullcontext()
-        low = {"bf16": torch.bfloat16, "fp16": torch.float16}[self.cfg.runtime.autocast]
-        return torch.autocast(device_type=torch.device(self.device).type, dtype=low)
+        return torch.autocast(device_type=torch.device(self.device).type, dtype=self.low_precision)
+
+    def guard(self, cycle: int | None) -> ProtocolGuard:
+        """The module protocol's checks for ``cycle`` (None: the build), in the run's dtype and device."""
+        return ProtocolGuard(self.dtype, self.device, cycle, self.low_precision)
 
     @property
     def n_units(self) -> int:
@@ -138,8 +152,11 @@ class IntegrationLoop:
 
     def initial_state(self) -> LoopState:
         init = self._init_streams()[0]
-        states = {n: m.init_state(self.agents, init) for n, m in self.modules.items()}
-        rows = len(self.agents)
+        rows, guard, states = len(self.agents), self.guard(None), {}
+        for n, m in self.modules.items():
+            states[n] = guard.call(n, "init_state", m.init_state, self.agents, init)
+            guard.initial_state(n, states[n], rows)
+        guard.settle()
         ws = self.workspace.init_state(rows, self.dtype, self.device)
         ws["winner"] = torch.full((rows,), NO_ACCESS, dtype=torch.long, device=self.device)
         ws["dwell"] = torch.zeros(rows, dtype=torch.long, device=self.device)
@@ -152,14 +169,19 @@ class IntegrationLoop:
             return self._b0
         return broadcast[self._route] if self.population.rerouted else broadcast
 
-    def _propose(self, state: LoopState, read: torch.Tensor, index: slice, cycle: int) -> tuple[dict, dict]:
+    def _propose(self, state: LoopState, read: torch.Tensor, index: slice, cycle: int, guard: ProtocolGuard
+                 ) -> tuple[dict, dict]:
         """The modules of the rows ``index``, in wiring order: (new module states, proposals)."""
         inputs, new_states = {"broadcast": read[index]}, {}
+        rows = len(inputs["broadcast"])
         for name in self.order:
             streams = AgentStreams(self.cfg.run.seed, self.agents[index], name, cycle, self.device)
+            mine = slice_tree(state.modules[name], index)
             with self._autocast():
-                proposal, new_state = self.modules[name].propose(
-                    slice_tree(state.modules[name], index), inputs, streams, slice_tree(self.weights[name], index))
+                out = guard.call(name, "propose", self.modules[name].propose, mine, inputs, streams,
+                                 slice_tree(self.weights[name], index))
+            guard.proposal(name, out, mine, rows, self.cfg.run.content_dim)
+            proposal, new_state = out
             # outputs return to the run's dtype: only the modules' forward maps run in low precision
             inputs[name], new_states[name] = cast_floats(proposal, self.dtype), cast_floats(new_state, self.dtype)
         return new_states, {n: inputs[n] for n in self.declared}
@@ -171,11 +193,16 @@ class IntegrationLoop:
         streams = AgentStreams(self.cfg.run.seed, self.agents[index], "workspace", cycle, self.device)
         return self.workspace.compete(proposals, state.broadcast[index], core, cycle, streams)
 
-    def _learn(self, part, read_prev: torch.Tensor, read_new: torch.Tensor, index: slice):
+    def _learn(self, part, read_prev: torch.Tensor, read_new: torch.Tensor, index: slice, guard: ProtocolGuard):
         """Learning from the broadcast each row's modules read, and the rows' unit signals."""
         (bc, _), new_states, proposals = part
-        states = {n: self.modules[n].learn(new_states[n], read_new[index]) for n in self.declared}
-        signals = [self.modules[n].units(p, read_prev[index]) for n, p in proposals.items()]
+        rows, states, signals = len(bc.content), {}, []
+        for n in self.declared:
+            states[n] = guard.call(n, "learn", self.modules[n].learn, new_states[n], read_new[index])
+            guard.state(n, "learn", states[n], new_states[n])
+        for n, p in proposals.items():
+            signals.append(guard.call(n, "units", self.modules[n].units, p, read_prev[index]))
+            guard.units(n, signals[-1], rows, len(self.modules[n].unit_signals))
         contrast = (bc.content[:, 0::2].sum(dim=1) - bc.content[:, 1::2].sum(dim=1)) / bc.content.shape[1]
         signals.append(torch.stack([bc.content.mean(dim=1), contrast], dim=1))
         return states, torch.cat(signals, dim=1)
@@ -194,7 +221,18 @@ class IntegrationLoop:
 
     def advance(self, state: LoopState, batch: int | None = None) -> tuple[LoopState, dict, np.ndarray]:
         """The cycle without Phi: modules, workspace, learning; returns the state, the per-row
-        diagnostics and the unit signals (rows, n_units) float64."""
+        diagnostics and the unit signals (rows, n_units) float64. A module that breaks the protocol
+        in it (raises, or returns NaN, inf, a wrong shape, dtype or device) raises ModuleFault."""
+        guard = self.guard(state.cycle + 1)
+        try:
+            out = self._advance(state, batch, guard)
+        except Exception:
+            guard.settle()  # NaN or inf that a module returned earlier in the cycle is the cause of the error
+            raise
+        guard.settle()
+        return out
+
+    def _advance(self, state: LoopState, batch: int | None, guard: ProtocolGuard):
         cycle = state.cycle + 1
         R = len(self.agents)
         if batch is None:
@@ -202,7 +240,7 @@ class IntegrationLoop:
         batch = max(1, min(batch, R))
         chunks = [slice(s, min(s + batch, R)) for s in range(0, R, batch)]
         read_prev = self._read(state.broadcast)
-        proposed = [self._propose(state, read_prev, index, cycle) for index in chunks]
+        proposed = [self._propose(state, read_prev, index, cycle, guard) for index in chunks]
         if self.population.resourced:  # proposal-yoked workspaces compete over other rows' proposals
             every = cat_trees([p for _, p in proposed])
             offered = [slice_tree(every, self._source[index]) for index in chunks]
@@ -211,7 +249,7 @@ class IntegrationLoop:
         parts = [(self._compete(state, o, index, cycle), s, p) for o, (s, p), index in zip(offered, proposed, chunks)]
         broadcast = cat_rows([p[0][0].content for p in parts])
         read_new = self._read(broadcast)
-        learned = [self._learn(p, read_prev, read_new, index) for p, index in zip(parts, chunks)]
+        learned = [self._learn(p, read_prev, read_new, index, guard) for p, index in zip(parts, chunks)]
         modules = {n: cat_trees([s[n] for s, _ in learned]) for n in self.declared}
         signals = cat_rows([sig for _, sig in learned]).detach().cpu().double().numpy()
         winner = cat_rows([p[0][0].winner for p in parts])

@@ -12,7 +12,11 @@ A module of one's own is a subclass of :class:`cognition.modules.CognitiveModule
 
 * from an installed package, by an entry point in the group ``cognition.modules``
   (pyproject.toml: ``[project.entry-points."cognition.modules"] oscillator =
-  "my_pkg.osc:Oscillator"``), loaded the first time a name is not found otherwise.
+  "my_pkg.osc:Oscillator"``), loaded the first time a name is not found otherwise;
+
+* from the configuration, by path: ``modules.plugins: ["path/to/osc.py:Oscillator"]``
+  (:mod:`cognition.plugin_paths` imports the file and calls :func:`register_by_path`), so
+  the command line, sweeps and experiments use a module that is not packaged.
 
 ``modules.enabled`` then names it like a built-in. A module registered with
 ``variant="any"`` (the default) runs in every quantum mode; ``"quantum"`` or
@@ -48,6 +52,9 @@ RESERVED = ("workspace", "init", "broadcast", "settings", "enabled")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 _plugins: dict[str, dict[str, type]] = {}  # name -> variant -> class
+# name -> how it was registered: "script" (the decorator or register() in this process), "path"
+# (modules.plugins) or "entry point"; only a "script" module cannot be found again by a resume from the CLI
+_origins: dict[str, str] = {}
 _entry_points: dict = {"loaded": False}
 
 
@@ -111,8 +118,24 @@ def register(cls: type, name: str | None = None, variant: str = "any") -> type:
                                     "another name")
     for v in VARIANTS if variant == "any" else (variant,):
         held[v] = cls
+    _origins.setdefault(name, "script")
     cls.name = name
     return cls
+
+
+def register_by_path(cls: type, name: str) -> type:
+    """Register a class loaded from ``modules.plugins`` (for every variant, unless its file registered
+    it already under that name with the decorator); RegistrationError (one line) when it cannot serve."""
+    if cls not in _plugins.get(name, {}).values():
+        register(cls, name)
+    _origins[name] = "path"
+    return cls
+
+
+def script_registered(names) -> list[str]:
+    """Those of ``names`` registered only in this process (a script's or notebook's decorator), which
+    ``python -m cognition.validate --resume`` cannot import: neither by path nor by an entry point."""
+    return [n for n in names if _origins.get(n) == "script" and n in _plugins]
 
 
 def register_module(name: str | type | None = None, *, variant: str = "any"):
@@ -126,6 +149,7 @@ def register_module(name: str | type | None = None, *, variant: str = "any"):
 def unregister(name: str) -> None:
     """Forget a registered module of one's own (built-ins stay)."""
     _plugins.pop(name, None)
+    _origins.pop(name, None)
 
 
 def _load_entry_points() -> None:
@@ -151,6 +175,7 @@ def _load_entry_points() -> None:
                 register(target, ep.name)
         except RegistrationError as exc:
             raise UsageError(f"entry point {ENTRY_POINT_GROUP}:{ep.name} = {ep.value!r}: {exc}") from None
+        _origins[ep.name] = "entry point"
 
 
 def registered() -> dict[str, list[str]]:
@@ -178,7 +203,8 @@ def has_quantum_variant(name: str) -> bool:
 def _unknown(name) -> ConfigError:
     return ConfigError("modules.enabled", name,
                        f"a registered module: {', '.join(registered())} (register one of your own with "
-                       f"@cognition.modules.register_module or a '{ENTRY_POINT_GROUP}' entry point)")
+                       f"@cognition.modules.register_module, a '{ENTRY_POINT_GROUP}' entry point, or by path "
+                       "in modules.plugins: ['path/to/file.py:Class'])")
 
 
 def check_enabled(name) -> None:

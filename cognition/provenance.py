@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 
 import cognition
+from cognition.plugin_paths import records
 
 LIBRARIES = ("numpy", "scipy", "torch", "networkx", "qiskit", "qiskit-aer", "qiskit-aer-gpu",
              "matplotlib", "PyYAML")
@@ -61,6 +62,7 @@ def collect(cfg, *, device: dict, components: dict, quantum_backend: dict | None
         "device": device,
         "quantum_backend": quantum_backend,
         "components": components,
+        "plugins": records(cfg.modules.plugins),  # modules.plugins: file and sha256 of what ran (checked on resume)
         "classical_components": classical,
         "any_classical": bool(classical),
         "classical_fallback": bool(fallback),

@@ -20,13 +20,14 @@ from __future__ import annotations
 import json
 import secrets
 import shutil
+import sys
 import time
 from pathlib import Path
 
 import yaml
 
-from cognition import __version__
-from cognition.errors import UsageError
+from cognition import __version__, plugin_paths
+from cognition.errors import ConfigError, UsageError
 from cognition.runtime.checkpoint import atomic_write
 from cognition.runtime.lock import LOCK_NAME, RunDirLock
 
@@ -133,11 +134,13 @@ def check_release(run_dir: Path) -> None:
                          f"{__version__}; a run is resumed by the release that started it (install that version)")
 
 
-def open_for_resume(path: str | Path, check=None):
+def open_for_resume(path: str | Path, check=None, accept_plugin_change: bool = False):
     """Lock a run directory to continue it and read its configuration: (Config, path, lock).
 
     ``check(config_yaml_dict)`` may refuse the resume (UsageError) under the lock, e.g. flags that
-    contradict the run's own config.yaml. The lock is released again when anything fails.
+    contradict the run's own config.yaml. The ``modules.plugins`` files must be those the run last
+    ran with (:func:`cognition.plugin_paths.check_resume`; ``accept_plugin_change`` lets a changed
+    file through, with a note). The lock is released again when anything fails.
     """
     from cognition.config import config_from_resolved, read_yaml
 
@@ -149,7 +152,17 @@ def open_for_resume(path: str | Path, check=None):
         data = read_yaml(run_dir / CONFIG, f"--resume {CONFIG}")
         if check is not None:
             check(data)
-        return config_from_resolved(data), run_dir, lock
+        for text in plugin_paths.check_resume(run_dir, accept_plugin_change):  # before the files are imported
+            print(f"note: {run_dir}: {text}", file=sys.stderr)
+        try:
+            cfg = config_from_resolved(data)
+        except ConfigError as exc:
+            if exc.field != "modules.enabled":
+                raise
+            raise ConfigError(exc.field, exc.value, f"{exc.allowed}; a run of a module registered in a script "
+                              f"is resumed from a script that imports it: cognition.api.Simulator.resume("
+                              f"{str(run_dir)!r})") from None
+        return cfg, run_dir, lock
     except BaseException:
         lock.release()
         raise

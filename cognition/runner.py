@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cognition.errors import ModuleFault
 from cognition.loop import IntegrationLoop, LoopState
 from cognition.runfiles import RunFiles
 from cognition.streams import PREVIOUS_SCHEME, SCHEME as STREAMS_SCHEME
@@ -102,8 +103,9 @@ class Runner:
         self.last_checkpoint: int | None = None  # cycle of the newest checkpoint known good
 
     # -- starting ----------------------------------------------------------
-    def fresh(self) -> Start:
-        return Start(self.loop.initial_state(), Progress(batch=self.cfg.runtime.batch),
+    def fresh(self, state: LoopState | None = None) -> Start:
+        """A start at cycle 0 from ``state`` (the loop's initial state, made now when None)."""
+        return Start(state if state is not None else self.loop.initial_state(), Progress(batch=self.cfg.runtime.batch),
                      {"metrics_bytes": 0, "history_cycles": 0})
 
     def restore(self) -> Start | None:
@@ -260,7 +262,12 @@ class Runner:
     def _cycle(self, state: LoopState, progress: Progress, window: UnitWindow, stop: StopRequest, clock: dict):
         """One cycle, its files and any checkpoint; returns (state, outcome when the run stops here, else None)."""
         t0, before, n_retries = time.perf_counter(), state, len(progress.retries)
-        state, record, signals, failure = self._step_with_retries(state, window.view(), progress)
+        try:
+            state, record, signals, failure = self._step_with_retries(state, window.view(), progress)
+        except ModuleFault as fault:  # the run stops at the faulty cycle, the state before it checkpointed
+            progress.events.append(event(before.cycle + 1, "module_fault", f"run stopped: {fault}"))
+            self._checkpoint(before, progress)
+            raise
         if failure is not None:
             self._checkpoint(before, progress)
             return state, RunOutcome("failed", state.cycle, progress.retries, progress.events,

@@ -2,9 +2,9 @@
 
 Order matters: every check that can fail on bad input (allocator string, sizes
 against host memory and disk, device, quantum backend, GPU budget, compilation,
-fault spec, the checkpoint to resume from) happens in ``__init__``, before the run
-directory is claimed or anything in it changes. :meth:`run` then cannot fail on
-user input; whatever fails in it (a full disk, a second Ctrl-C, a bug) is a
+fault spec, the checkpoint to resume from, the modules' weights and initial states)
+happens in ``__init__``, before the run directory is claimed or anything in it changes.
+:meth:`run` then cannot fail on user input; whatever fails in it (a full disk, a second Ctrl-C, a bug) is a
 :class:`~cognition.runtime.stop.RunStopped`: one line, exit 1, nothing written lost.
 """
 from __future__ import annotations
@@ -51,11 +51,14 @@ class Session:
         else:
             self._check_faults(0)
             self.host_plan.update(self._check_disk(cfg, out or "runs"))
+            # the modules' initial states (their init_state) are the last of the build: made before the
+            # claim, so that a module that fails to build leaves no run directory behind
+            initial = self.assembly.loop.initial_state()
             from cognition.rundir import create_run_dir
 
             self.run_dir, self.lock = create_run_dir(out, label=cfg.quantum.mode, config=cfg.to_dict())
             self.runner = self._runner()
-            self.start = self.runner.fresh()
+            self.start = self.runner.fresh(initial)
 
     def close(self) -> None:
         """Release the run directory's lock (it is released at exit anyway)."""

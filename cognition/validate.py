@@ -12,7 +12,9 @@ import sys
 
 from cognition.config import RunConfig, available_presets, load_config
 from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least
-from cognition.errors import UsageError
+from cognition.errors import RunFailure, UsageError
+from cognition.reporting import fmt, wording
+from cognition.reporting.sections import calibration_text, criterion_value
 
 QUICK_CYCLES = 3
 DEFAULT_AGENTS = RunConfig().agents  # the help text's default is the configuration's
@@ -54,6 +56,9 @@ def build_parser() -> OneLineParser:
                    help=f"smoke test in seconds: imports, device, {QUICK_CYCLES} cycles, no Phi criteria")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped or killed run from its last good "
                    "checkpoint (locks RUN_DIR; flags that contradict its config.yaml are refused)")
+    p.add_argument("--accept-plugin-change", action="store_true",
+                   help="with --resume: continue although a modules.plugins file changed since the run last ran "
+                        "(e.g. a module fixed after it stopped the run); without it such a resume is refused")
     p.add_argument("--inject-fault", metavar="SPEC", help="rehearse failures, e.g. oom@7, oom@5:always or "
                    "enospc@9 (a full disk); see docs/runtime.md")
     return p
@@ -116,7 +121,7 @@ def _open_resume(args):
             raise UsageError(f"--resume {args.resume}: the flags contradict the run's config.yaml: "
                              f"{'; '.join(contradicting)}; a resumed run keeps its own settings, drop those flags")
 
-    return open_for_resume(args.resume, check)
+    return open_for_resume(args.resume, check, accept_plugin_change=args.accept_plugin_change)
 
 
 def _session(args, argv):
@@ -127,6 +132,8 @@ def _session(args, argv):
 
     argv = list(sys.argv if argv is None else argv)
     if not args.resume:
+        if args.accept_plugin_change:
+            raise UsageError("--accept-plugin-change goes with --resume RUN_DIR (a new run loads the files as they are)")
         cfg = load_config(preset=args.preset, path=args.config, overrides=_overrides(args))
         return Session(cfg, out=args.out, faults=faults, argv=argv)
     cfg, run_dir, lock = _open_resume(args)
@@ -145,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except RunFailure as exc:  # a module's fault in its weights or initial state, before anything is written
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     try:
         report = session.run()
     except RunStopped as exc:
@@ -159,31 +169,22 @@ def main(argv: list[str] | None = None) -> int:
 def _print_summary(report: dict, run_dir, seconds: float) -> None:
     """seconds: the report's ``telemetry.run_wall_seconds`` (cycles, analysis and report), so the two say the same."""
     phi = report["phi"]
-    value, ci, p = phi.get("headline_bits"), phi.get("headline_ci_bits"), phi.get("headline_p_value")
-    line = (f"{phi['measure']} (whole run, {phi.get('headline_method', '')}): {value:.4f} bits"
-            if value is not None else f"{phi['measure']}: not estimated")
-    if ci:
-        line += f" (CI {ci[0]:.4f} .. {ci[1]:.4f})"
-    if p is not None:
-        line += f"; integration test p = {p:.3g}"
+    if phi.get("headline_bits") is None:
+        line = f"{wording.headline_name(phi)}: not estimated"
+    else:  # worded as report.md's summary words it, with the same interval and test
+        line = f"{wording.headline_name(phi)}: {wording.headline_numbers(phi)}"
         if phi.get("weakest_cut"):
             line += " (weakest cut: " + " | ".join(", ".join(part) for part in phi["weakest_cut"]) + ")"
     print(f"run directory: {run_dir}")
-    from cognition.reporting import fmt
-
     print(f"status: {report['status']}, {report['cycles_completed']} cycles in {fmt.seconds(seconds)} "
           f"(wall clock: cycles, analysis, report); {line}")
     if phi.get("calibration"):
-        from cognition.reporting.sections import calibration_text
-
         print(f"  {calibration_text(phi['calibration'])}")
     comp = report.get("competition") or {}
     if "winner_share" in comp:
         shares = ", ".join(f"{m} {v:.0%}" for m, v in comp["winner_share"].items())
         print(f"  workspace: won by {shares}, no access {comp['no_access']:.0%}; switching rate "
               f"{comp['switching_rate']:.0%}")
-    from cognition.reporting.sections import criterion_value
-
     for c in report["criteria"]:
         print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {criterion_value(c)} (required {c['required']})")
     if report["message"]:

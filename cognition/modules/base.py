@@ -52,7 +52,8 @@ class CognitiveModule(ABC):
     A module of one's own subclasses this, implements :meth:`init_state` and
     :meth:`propose` (and, as it needs, ``unit_signals``/:meth:`units`,
     :meth:`weight_shapes`/:meth:`init_weights`, :meth:`learn`), and is registered with
-    :func:`cognition.modules.register_module`. It is built as
+    :func:`cognition.modules.register_module`, a ``cognition.modules`` entry point, or by path in
+    ``modules.plugins`` (:mod:`cognition.plugin_paths`). It is built as
     ``cls(settings, content_dim, seed, dtype, device)`` (the default ``__init__`` below), where
     ``settings`` is its ``settings_class`` filled from ``modules.settings.<name>``, or None.
     """
@@ -65,8 +66,15 @@ class CognitiveModule(ABC):
     unit_signals: tuple[str, ...] = ("salience", "content_mean")  # its units of Phi (docs/architecture.md)
     shapes: dict = {}  # this instance's weight_shapes (set by the modules that have weights)
 
-    def __init__(self, settings, content_dim: int, seed: int, dtype, device):
-        """What a plug-in module is built with (the built-ins have constructors of their own)."""
+    def __init__(self, settings, content_dim: int, seed: int, dtype: torch.dtype, device: str):
+        """What a plug-in module is built with (the built-ins have constructors of their own).
+
+        settings:    its ``settings_class`` filled from ``modules.settings.<name>``, or None without one
+        content_dim: D, the length of every content and broadcast vector (``run.content_dim``)
+        seed:        the run's master seed (``run.seed``), for :meth:`weight_streams`/:meth:`initial_streams`
+        dtype:       ``torch.float64``, or ``torch.float32`` with ``run.dtype: float32``
+        device:      the torch device string of the run, e.g. ``"cpu"`` or ``"cuda:0"``
+        """
         self.settings, self.D, self.seed, self.dtype, self.device = settings, content_dim, seed, dtype, device
         self.shapes = self.weight_shapes(settings, content_dim)
 
@@ -78,49 +86,85 @@ class CognitiveModule(ABC):
     def weight_shapes(cls, cfg, content_dim: int, width: int | None = None) -> dict[str, tuple[int, ...]]:
         """Per-agent shapes of the module's fixed random weights, in weight-index order (default: none).
 
+        cfg: the module's settings (as ``__init__`` receives them); content_dim: D; width: the qubit
+        width after the cap, for the built-in circuit modules only (None otherwise).
         A weight's index (its position here) picks its random stream, so a weight added
         at the end leaves the others' draws alone.
         """
         return {}
 
-    def initial_streams(self, agents) -> AgentStreams:
+    def initial_streams(self, agents: np.ndarray) -> AgentStreams:
         """The module's own streams at cycle 0 (no cycle draws from them), for random initial states;
-        the ``streams`` handed to :meth:`init_state` are the run's shared ``init`` streams."""
+        the ``streams`` handed to :meth:`init_state` are the run's shared ``init`` streams.
+
+        agents: the rows' agent indices, as :meth:`init_state` receives them.
+        """
         return AgentStreams(self.seed, agents, self.name, 0)
 
-    def weight_streams(self, agents, name: str) -> AgentStreams:
+    def weight_streams(self, agents: np.ndarray, name: str) -> AgentStreams:
         """The per-agent streams of weight ``name`` (see :meth:`weight_shapes`) under the run seed ``self.seed``."""
         return AgentStreams.weights(self.seed, agents, self.name, list(self.shapes).index(name))
 
-    def init_weights(self, agents) -> State:
-        """The fixed random weights of the given agent indices: name -> (agents, *shape), in the
-        module's dtype and device; each agent's a pure function of (seed, agent, module, weight)."""
+    def init_weights(self, agents: np.ndarray) -> State:
+        """The fixed random weights of the given rows: name -> (rows, *shape), in the module's dtype and
+        device; each agent's a pure function of (seed, agent, module, weight).
+
+        agents: (rows,) integer numpy array, the agent index of every batch row (as :meth:`init_state`).
+        """
         return {}
 
     @abstractmethod
-    def init_state(self, agents, streams: AgentStreams) -> State:
-        """The state before cycle 1 for the given agent indices. ``streams``: the run's shared "init"
-        streams, past the initial broadcast's draw (what they give here is not the broadcast)."""
+    def init_state(self, agents: np.ndarray, streams: AgentStreams) -> State:
+        """The state before cycle 1: name -> (rows, ...) tensor in ``self.dtype`` on ``self.device``
+        (possibly empty); it is checkpointed.
+
+        agents:  (rows,) integer numpy array, the agent index of every batch row: the run's agents, then
+                 the rows of its causal controls (donors and twins), so ``len(agents)`` is the row count
+                 and usually exceeds ``run.agents``. An array, not a count: ``torch.zeros(len(agents), D)``.
+        streams: the run's shared "init" streams for these rows, past the initial broadcast's draw (what
+                 they give here is not the broadcast); a random initial state is better drawn from
+                 :meth:`initial_streams`, the module's own.
+        """
 
     @abstractmethod
-    def propose(self, state: State, inputs: dict, streams: AgentStreams, weights: State
-                ) -> tuple[Proposal, State]:
-        """Read ``inputs`` (broadcast and same-cycle proposals), return a proposal and new state.
+    def propose(self, state: State, inputs: dict[str, torch.Tensor | Proposal], streams: AgentStreams,
+                weights: State) -> tuple[Proposal, State]:
+        """Read ``inputs``, return ``(proposal, new state)`` for the rows of this launch.
 
-        weights: the launch's agents' slice of :meth:`init_weights`.
+        state:   the launch's rows of this module's state (as :meth:`init_state` made it, then as
+                 ``propose``/:meth:`learn` returned it); a launch may hold a slice of the rows.
+        inputs:  ``"broadcast"`` -> (rows, D) the broadcast of the previous cycle that these rows' modules
+                 read; and, for every other name in :attr:`reads`, that module's :class:`Proposal` of
+                 this cycle.
+        streams: this module's noise streams for this cycle and these rows (``streams.normal(*shape)``,
+                 ``streams.uniform(low, high, *shape)``: (rows, *shape) float64 numpy); the only source
+                 of randomness a module may use, so that retries and resumes draw the same numbers.
+        weights: the rows' slice of :meth:`init_weights` (empty for a module without weights).
+
+        Returns a :class:`Proposal` (content (rows, D), salience (rows,), extras name -> (rows,)) and the
+        new state, with the same keys and shapes as ``state``.
         """
 
     def learn(self, state: State, broadcast: torch.Tensor) -> State:
-        """Update from the broadcast that won this cycle (default: nothing to learn)."""
+        """Update from the broadcast that won this cycle (default: nothing to learn).
+
+        state:     the rows' state as :meth:`propose` returned it this cycle.
+        broadcast: (rows, D) the broadcast this cycle's competition produced, as these rows' modules
+                   read it (a yoked twin's is its donor's); they read it in the next cycle.
+        Returns the new state (same keys and shapes).
+        """
         return state
 
     def units(self, proposal: Proposal, b_prev: torch.Tensor) -> torch.Tensor:
-        """(agents, len(unit_signals)) this cycle's values of the module's units of Phi.
+        """(rows, len(unit_signals)) this cycle's values of the module's units of Phi.
 
-        Default: its salience (its evidence for access) and the mean mean_d(content) of its
-        proposal: both the module's own, so that a module that ignores the broadcast has
-        units that do not depend on it (``b_prev``, the broadcast it read, is there for
-        modules that need it).
+        proposal: this cycle's proposal, as :meth:`propose` returned it.
+        b_prev:   (rows, D) the broadcast the module read this cycle (``inputs["broadcast"]``).
+
+        Default: its salience (its evidence for access) and the mean over the D dimensions of its
+        proposed content, ``content.mean(dim=1)`` (``unit_signals = ("salience", "content_mean")``):
+        both the module's own, so that a module that ignores the broadcast has units that do not
+        depend on it (``b_prev`` is there for modules that need it).
         """
         return torch.stack([proposal.salience, proposal.content.mean(dim=1)], dim=1)
 

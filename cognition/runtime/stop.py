@@ -12,8 +12,12 @@
 from __future__ import annotations
 
 import signal
+from pathlib import Path
+
+import yaml
 
 from cognition.errors import describe_error
+from cognition.plugins import script_registered
 
 
 class StopNow(BaseException):
@@ -64,7 +68,21 @@ class StopRequest:
 
 
 def resume_command(run_dir) -> str:
-    return f"python -m cognition.validate --resume {run_dir}"
+    """How to continue the run: the command line's ``--resume``; but when its config.yaml enables a module
+    registered only in this process (a script's or notebook's decorator), which the command line cannot
+    import, ``Simulator.resume`` from a script that imports it, and the config-path route for next time."""
+    cli = f"python -m cognition.validate --resume {run_dir}"
+    try:
+        enabled = (yaml.safe_load((Path(run_dir) / "config.yaml").read_text()) or {})["modules"]["enabled"]
+        scripted = script_registered(enabled)
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        scripted = []
+    if not scripted:
+        return cli
+    return (f"cognition.api.Simulator.resume({str(run_dir)!r}).run() in a script that first imports the "
+            f"module{'s' if len(scripted) > 1 else ''} {', '.join(scripted)} (registered in a script, so `{cli}` "
+            "cannot import it; name its file in modules.plugins, docs/modules.md, to make runs the command "
+            "line can resume)")
 
 
 def cause(exc: BaseException) -> str:

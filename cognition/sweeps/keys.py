@@ -23,6 +23,7 @@ from cognition.config import Config
 from cognition.errors import UsageError
 
 SWEEPABLE_SECTIONS = ("run", "quantum", "modules", "workspace", "phi")
+PLUGIN_SETTINGS = ("modules", "settings")  # a free mapping: its keys are plug-in names, then their fields
 FIXED_SECTIONS = {
     "runtime": "runtime.* changes how a run executes, not its numbers (set it once under base:)",
     "criteria": "criteria.* only judges a finished run and must be the same for every point "
@@ -64,6 +65,8 @@ def check_sweep_key(key, where: str) -> str:
                          "modules.hybrid.gamma")
     cls, walked = Config, []
     for part in key.split("."):
+        if walked == list(PLUGIN_SETTINGS):
+            return _plugin_setting(key, where)
         children = _children(cls) if dataclasses.is_dataclass(cls) else {}
         if not children:
             raise SweepError(f"{where} key '{key}' is not a config key: "
@@ -81,6 +84,16 @@ def check_sweep_key(key, where: str) -> str:
     if section in FIXED_SECTIONS:
         raise SweepError(f"{where} key '{key}' is not sweepable: {FIXED_SECTIONS[section]}; "
                          f"sweepable sections: {', '.join(s + '.*' for s in SWEEPABLE_SECTIONS)}")
+    return key
+
+
+def _plugin_setting(key: str, where: str) -> str:
+    """``modules.settings.NAME.FIELD``: one field of a plug-in module's settings (its name and field are
+    checked against the module's ``settings_class`` with each point's configuration)."""
+    rest = key.split(".")[len(PLUGIN_SETTINGS):]
+    if len(rest) != 2 or not all(part.isidentifier() for part in rest):
+        raise SweepError(f"{where} key '{key}' is not allowed: a plug-in module's setting is swept as "
+                         "modules.settings.NAME.FIELD (NAME the module, FIELD one of its settings_class's fields)")
     return key
 
 

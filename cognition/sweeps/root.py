@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from cognition.plugin_paths import check_resume
 from cognition.rundir import write_json
 from cognition.sweeps.keys import SweepError
 from cognition.sweeps.point import PointTask
@@ -88,6 +89,8 @@ def survey(spec: SweepSpec, root: str | Path) -> Survey:
             raise SweepError(f"{run_dir}: not a finished or resumable run directory; move it away")
         if state in ("finished", "resume"):
             _check_same_config(run_dir, point.config)
+        if state == "resume":
+            check_resume(run_dir)  # a changed modules.plugins file: refused before anything starts
         states[point.name] = state
     return Survey(root, states)
 

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from cognition import plugin_paths
 from cognition.config import Config, available_presets, load_config, read_yaml
 from cognition.errors import ConfigError
 from cognition.sweeps.keys import SweepError, check_sweep_key, set_dotted
@@ -110,7 +111,7 @@ def _sources(data: dict, folder: Path) -> tuple[str | None, Path | None, dict]:
                              f"(relative to the sweep file: {path} does not exist)")
     if not isinstance(base, dict):
         raise SweepError(f"base = {base!r} is not allowed: expected a mapping of config overrides")
-    return preset, path, base
+    return preset, path, plugin_paths.resolve_layer(base, folder)  # base's plug-in files: relative to the sweep file
 
 
 def _combinations(data: dict) -> tuple[list[str], list[dict]]:
