@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cognition.reporting import fmt
+
 
 def batch_means_ci(series: np.ndarray, batch: int, confidence: float) -> tuple[float, float] | None:
     """t interval of the mean of a dependent series by non-overlapping batch means.
@@ -81,7 +83,7 @@ def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
     return {"whole_run": whole, "partition": mib, "partition_named": whole["mib_named"],
             "weakest_cut": None if weakest is None else [[unit_names[i] for i in part] for part in weakest],
             "headline_bits": r.headline(measure), "headline_ci_bits": ci, "headline_p_value": p,
-            "integrated": integration_verdict(r.headline(measure), ci, p, cfg.criteria.alpha),
+            "integrated": integration_verdict(r.headline(measure), ci, p, cfg.criteria.alpha, pooled=not per_agent),
             "mib_stability": r.mib_stability,
             "calibration": applicable_calibration(units.shape[0], units.shape[1]) if per_agent else None,
             "headline_method": ("mean over agents of each agent's own Phi (its minimum over bipartitions, "
@@ -89,18 +91,22 @@ def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
                                 else "plug-in whole-run estimate, pooled over agents (descriptive)")}
 
 
-def integration_verdict(headline: float, ci, p, alpha: float) -> dict:
+def integration_verdict(headline: float, ci, p, alpha: float, pooled: bool = False) -> dict:
     """One answer to "is the ensemble integrated?" from the headline, its interval and the test.
 
     Integrated only when the test rejects (p < alpha: every bipartition is crossed by coupling within
     agents) and the interval of the mean per-agent Phi lies above 0; both are level-alpha statements, so
     requiring both keeps the level (an intersection-union rule). When they disagree the reason says which.
+    ``pooled``: the headline is the pooled plug-in estimate of a run with too few agents, its p-value a
+    circular-shift test; the same rule, and the reason names those two instead.
     """
     if p is None or ci is None:
         missing = " and ".join(w for w, v in (("no test (phi.surrogates: 0)", p), ("no interval (phi.bootstrap: 0)",
                                                                                       ci)) if v is None)
         return {"passed": False, "reason": f"not judged: {missing}"}
     test, above = p < alpha, ci[0] > 0
+    if pooled:
+        return {"passed": bool(test and above), "reason": _pooled_reason(test, above, p, alpha)}
     if test and above:
         reason = "the test rejects independence at every bipartition and the interval of the per-agent mean is above 0"
     elif test:
@@ -108,10 +114,19 @@ def integration_verdict(headline: float, ci, p, alpha: float) -> dict:
                   "mean per-agent Phi includes 0: integration is not shown for the agents on average")
     elif above:
         reason = (f"the interval of the mean per-agent Phi is above 0, but some bipartition's parts are not shown "
-                  f"to be coupled (p = {p:.3g} >= {alpha}): not shown")
+                  f"to be coupled (p = {fmt.p_value(p)} >= {alpha}): not shown")
     else:
         reason = "neither the test nor the interval shows integration"
     return {"passed": bool(test and above), "reason": reason}
+
+
+def _pooled_reason(test: bool, above: bool, p, alpha: float) -> str:
+    """integration_verdict's reason for a pooled headline (descriptive: too few agents for the integration test)."""
+    test_text = ("the circular-shift test rejects independent units" if test else
+                 f"the circular-shift test does not reject independent units (p = {fmt.p_value(p)} >= {alpha})")
+    interval = f"the interval of the pooled estimate {'is above' if above else 'includes'} 0"
+    return (f"{test_text} and {interval}; descriptive: too few agents for each agent's own Phi and the "
+            "integration test")
 
 
 def broadcast_cut(unit_names: list[str]) -> np.ndarray:

@@ -2,7 +2,9 @@
 
 Each default criterion tests a hypothesis and can fail for it (docs/architecture.md,
 "Criteria"), and each prints the number it judges: "Phi estimated and finite" the headline
-(the mean per-agent Phi); "integrated" the verdict of cognition.analysis.integration_verdict
+(the mean per-agent Phi; with fewer than 5 agents a pooled, descriptive estimate, and the names of
+the Phi criteria say so: cognition.reporting.wording); "integrated" the verdict of
+cognition.analysis.integration_verdict
 (the within-agent trial-shuffling test of cognition/phi/cut_test.py and the headline's
 interval, both required); "the loop closes" the agents' Phi minus that of each kind of twin,
 one per direction of the loop through the workspace (cognition/controls.py), both required. A
@@ -14,6 +16,8 @@ from __future__ import annotations
 import math
 
 from cognition.analysis import DIRECTION_LABELS, DIRECTIONS
+from cognition.reporting import fmt
+from cognition.reporting.wording import headline_numbers, headline_pooled
 
 
 def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecovered_errors: int,
@@ -26,22 +30,26 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
             "value": unrecovered_errors, "required": f"<= {c.max_unrecovered_errors}"}]
     headline = phi_summary.get("headline_bits")
     finite = headline is not None and math.isfinite(headline)
+    # the headline's label says what it is: with too few agents it is a pooled, descriptive estimate
+    which = "pooled over agents: descriptive" if headline_pooled(phi_summary) else "per-agent mean"
+    shown = (headline if finite else f"{headline} bits (not finite)" if headline is not None
+             else phi_summary.get("whole_run_note") or "not estimated")
     if c.require_phi:
-        out.append({"name": "Phi estimated and finite (the headline, per-agent mean)", "passed": finite,
-                    "value": headline if headline is not None else (phi_summary.get("whole_run_note")
-                                                                    or "not estimated"),
-                    "required": "a finite number of bits"})
+        out.append({"name": f"Phi estimated and finite (the headline, {which})", "passed": finite,
+                    "value": shown, "required": "a finite number of bits"})
     if c.min_mean_phi_bits is not None:
-        out.append({"name": "Phi (the headline, per-agent mean)", "passed": finite and headline >= c.min_mean_phi_bits,
-                    "value": headline, "required": f">= {c.min_mean_phi_bits} bits"})
+        out.append({"name": f"Phi (the headline, {which})", "passed": finite and headline >= c.min_mean_phi_bits,
+                    "value": shown, "required": f">= {c.min_mean_phi_bits} bits"})
     if c.require_significant:
         verdict = phi_summary.get("integrated") or {"passed": False,
                                                     "reason": phi_summary.get("whole_run_note") or "not estimated"}
         ci, p = phi_summary.get("headline_ci_bits"), phi_summary.get("headline_p_value")
-        value = (f"{headline:.4f} bits (CI {ci[0]:.4f} .. {ci[1]:.4f}), p = {p:.3g}: {verdict['reason']}"
+        value = (f"{headline_numbers(phi_summary)}: {verdict['reason']}"
                  if finite and ci and p is not None else verdict["reason"])
-        out.append({"name": "integrated: every bipartition crossed by coupling within agents, and the headline "
-                            "above 0", "passed": bool(verdict["passed"]), "value": value,
+        out.append({"name": ("integrated: the circular-shift test rejects independent units (pooled over agents), "
+                             "and the headline above 0" if headline_pooled(phi_summary) else
+                             "integrated: every bipartition crossed by coupling within agents, and the headline "
+                             "above 0"), "passed": bool(verdict["passed"]), "value": value,
                     "required": f"test p-value < {c.alpha} and the headline's CI above 0"
                                 + (" (needs phi.surrogates > 0 and phi.bootstrap > 0)"
                                    if cfg.phi.surrogates == 0 or cfg.phi.bootstrap == 0 else "")})
@@ -68,9 +76,8 @@ def _closed_loop(controls: dict | None) -> dict:
     if not directions:
         why = (controls or {}).get("note") or "no yoked control in this run"
         return {"name": LOOP, "passed": False, "value": why, "required": required}
-    parts = [f"{DIRECTION_LABELS[d]} {directions[d]['difference_bits']:+.4f} bits (CI "
-             f"{directions[d]['difference_ci_bits'][0]:.4f} .. {directions[d]['difference_ci_bits'][1]:.4f})"
-             for d in DIRECTIONS]
+    parts = [f"{DIRECTION_LABELS[d]} {directions[d]['difference_bits']:+.4f} bits, CI "
+             f"{fmt.interval(directions[d]['difference_ci_bits'])}" for d in DIRECTIONS]
     verdict = controls["loop"]
     return {"name": LOOP, "passed": bool(verdict["passed"]), "value": "; ".join(parts) + f": {verdict['reason']}",
             "required": required}

@@ -15,6 +15,7 @@ import numpy as np
 from cognition import analysis, criteria
 from cognition.benchmarks.calibration import disconnect_modules, real_run_units
 from cognition.config import load_config
+from cognition.reporting import fmt
 from runtools import fast_args, run
 
 BROADCAST = criteria.LOOP
@@ -82,7 +83,7 @@ def test_modules_from_different_agents_fail_the_integration_criterion():
     assert results["intact"][INTEGRATED]["passed"], results["intact"][INTEGRATED]
     assert not results["disconnected"][INTEGRATED]["passed"]
     assert results["disconnected"]["p"] > 0.05  # the test itself does not reject, not a missing number
-    assert f"p = {results['disconnected']['p']:.3g}" in results["disconnected"][INTEGRATED]["value"]
+    assert f"p = {fmt.p_value(results['disconnected']['p'])}" in results["disconnected"][INTEGRATED]["value"]
 
 
 def test_a_run_shorter_than_the_phi_window_fails_the_phi_criterion(tmp_path, capsys):

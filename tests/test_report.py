@@ -61,9 +61,9 @@ def test_every_section_is_in_markdown_and_html(lite_run):
 
 def test_numbers_carry_units(lite_run):
     md = (lite_run / "report.md").read_text()
-    assert re.search(r"phi_r \(the headline: mean over agents of each agent's own Phi\): -?\d+\.\d{4} bits, "
+    assert re.search(r"headline phi_r \(mean over agents of each agent's own Phi\): -?\d+\.\d{4} bits, "
                      r"CI \[-?\d+\.\d{4}, -?\d+\.\d{4}\] bits", md)
-    assert re.search(r"mean over cycles \(descriptive[^)]*\): -?\d+\.\d{4} bits, 95% CI \[-?\d+\.\d{4}, "
+    assert re.search(r"mean per-cycle phi_r \(descriptive[^)]*\): -?\d+\.\d{4} bits, 95% CI \[-?\d+\.\d{4}, "
                      r"-?\d+\.\d{4}\] bits", md)
     assert re.search(r"peak resident memory \(RSS\) of the process: \d+\.\d MiB", md)
     assert re.search(r"median \d[\d.e-]* s per cycle", md)
@@ -180,8 +180,8 @@ def test_a_run_too_short_for_per_cycle_phi_still_gets_a_full_report(tmp_path):
     md = (out / "report.md").read_text()
     for title in SECTIONS:
         assert f"\n## {title}\n" in md, title
-    assert "mean over cycles (descriptive): n/a (no cycle reached the Phi window of 12 cycles)" in md
+    assert "mean per-cycle phi_r (descriptive): n/a (no cycle reached the Phi window of 12 cycles)" in md
     # the whole-run estimate says why there is no number instead of printing one (issue 30)
-    assert re.search(r"whole run: n/a \([^)]*needs T >= 43", md)
+    assert re.search(r"headline phi_r: n/a \([^)]*needs T >= 43", md)
     assert "per-cycle bands: the run has 3 cycles, fewer than the Phi window of 12" in md
     _png_ok(out / "phi_over_cycles.png")

@@ -8,4 +8,5 @@
 - :mod:`~cognition.reporting.compare`, :mod:`~cognition.reporting.compare_plot`,
   :mod:`~cognition.reporting.stats`: runs side by side, with a test for dependent series
 - :mod:`~cognition.reporting.fmt`: numbers with units (bits, MiB, s)
+- :mod:`~cognition.reporting.wording`: the label of each Phi quantity, worded once for every place it is printed
 """

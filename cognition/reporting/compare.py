@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from cognition.errors import UsageError
-from cognition.reporting import fmt
+from cognition.reporting import fmt, wording
 from cognition.reporting.rundata import RunData, load_run
 from cognition.reporting.sections import cycle_seconds
 from cognition.reporting.stats import holm, independent_difference, welch_difference
@@ -51,6 +51,8 @@ METHOD_NOTE = ("Each run is one number, its headline Phi (phi.headline_bits: the
                "(each window pooled over agents) and not tested: overlapping windows make neighbouring cycles "
                "dependent, so a test that treats them as independent observations (Mann-Whitney U, Welch's t on "
                "per-cycle values) would overstate significance.")
+POOLED_MARK = " (pooled over agents, descriptive)"  # a run with too few agents for the per-agent headline
+POOLED_TEST_MARK = " (circular shift, not the integration test)"
 ONE_RUN_CAVEAT = ("one run per side: the test's standard error is the spread of each run's agents within its seed, "
                   "so it speaks for these architectures ({seeds}), not for the model; to compare conditions give "
                   "several seeds per side: python -m cognition.report --group RUN RUN ... --group RUN RUN ...")
@@ -87,6 +89,7 @@ def summarise_run(run: RunData, label: str, group: str | None = None) -> dict:
             "headline_bits": phi.get("headline_bits"), "headline_ci_bits": phi.get("headline_ci_bits"),
             "headline_p_value": phi.get("headline_p_value"), "headline_se_bits": (whole.get("se") or {}).get(m),
             "integrated": phi.get("integrated"), "no_headline_reason": headline_missing(phi),
+            "headline_pooled": wording.headline_pooled(phi),
             "mean_bits": phi.get("mean_bits"), "mean_ci_bits": phi.get("mean_ci_bits"),
             "phi_cycles": [r["cycle"] for r in with_phi], "phi_bits": [float(r["phi"][m]) for r in with_phi],
             "seconds_per_cycle": secs.tolist(),
@@ -243,10 +246,10 @@ def table_rows(comparison: dict) -> tuple[list[str], list[list[str]]]:
     """Each run: its headline Phi with CI, integration test and verdict; the descriptive mean per-cycle Phi; cost."""
     m = comparison["measure"]
     header = ["run", "mode", "seed", "cycles", f"headline {m} [CI]", "p (integration test)", "integrated",
-              f"mean per-cycle {m} [CI] (descriptive)", "s/cycle (median)", "peak memory", "criteria"]
+              f"{wording.per_cycle_mean_name(m)} [CI] (descriptive)", "s/cycle (median)", "peak memory", "criteria"]
     rows = [[r["label"], r["mode"], str(r["seed"]), str(r["cycles"]),
-             _with_ci(r["headline_bits"], r["headline_ci_bits"]),
-             fmt.p_value(r["headline_p_value"]),
+             _with_ci(r["headline_bits"], r["headline_ci_bits"]) + (POOLED_MARK if r.get("headline_pooled") else ""),
+             fmt.p_value(r["headline_p_value"]) + (POOLED_TEST_MARK if r.get("headline_pooled") else ""),
              "n/a" if r["integrated"] is None else ("yes" if r["integrated"]["passed"] else "no"),
              _with_ci(r["mean_bits"], r["mean_ci_bits"]),
              fmt.seconds(r["median_seconds_per_cycle"]), fmt.mib(r["peak_memory_bytes"]),
@@ -303,11 +306,17 @@ def _text_table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
 
+def runs_note(measure: str) -> str:
+    """What the runs table's Phi columns are (the terminal's table and comparison.md say the same)."""
+    return (f"{measure} in bits; headline: the mean over agents of each agent's own Phi, with its CI across agents "
+            "and its integration test, or where marked a run's pooled, descriptive estimate (too few agents) with "
+            f"its own interval and circular-shift test; {wording.per_cycle_mean_name(measure)}: descriptive, each "
+            "window pooled over agents")
+
+
 def table_text(comparison: dict) -> str:
     """The comparison as plain-text tables for a terminal."""
-    lines = [f"Runs ({comparison['measure']} in bits; headline: the mean over agents of each agent's own Phi, "
-             "with its CI across agents and its integration test; mean per-cycle: descriptive, each window "
-             "pooled over agents)", ""]
+    lines = [f"Runs ({runs_note(comparison['measure'])})", ""]
     lines += _text_table(*table_rows(comparison))
     if comparison["grouped"]:
         lines += ["", "Groups (the across-run test's numbers, bits)", ""] + _text_table(*group_rows(comparison))
@@ -331,7 +340,8 @@ def write_files(comparison: dict, out: str | Path) -> list[Path]:
         write_json(out / "comparison.json", comparison)
         title = f"Run comparison: {', '.join(g['label'] for g in comparison['groups'])}"
         groups = [document.Section("Groups", [document.Table(*group_rows(comparison))])]
-        body = [document.Section("Runs", [document.Table(*table_rows(comparison)),
+        body = [document.Section("Runs", [f"The Phi columns: {runs_note(comparison['measure'])}.",
+                                          document.Table(*table_rows(comparison)),
                                           [f"{r['label']}: {r['path']}" for r in comparison["runs"]]]),
                 *(groups if comparison["grouped"] else []),
                 document.Section("Significance", [document.Table(*pair_rows(comparison)),

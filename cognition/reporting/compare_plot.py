@@ -43,16 +43,18 @@ def comparison_plot(comparison: dict, path: Path) -> Path:
     ax_d.set(ylabel=f"{m} (bits)")
 
     headline = [r["headline_bits"] if r["headline_bits"] is not None else np.nan for r in runs]
-    for p_, r, h in zip(pos, runs, headline):
+    pooled = [bool(r.get("headline_pooled")) for r in runs]  # too few agents: a pooled, descriptive estimate
+    for p_, r, h, pool in zip(pos, runs, headline, pooled):
         lo, hi = r["headline_ci_bits"] or (None, None)
-        interval(ax_w, p_, h, lo, hi, marker="o", color="black", capsize=5)
-    for p_, r, h in zip(pos, runs, headline) if len(runs) <= 4 else ():  # more would overlap
-        ax_w.annotate(f"p = {fmt.p_value(r['headline_p_value'])}", (p_, h), xytext=(8, 0),
-                      textcoords="offset points", fontsize=8, va="center")
+        interval(ax_w, p_, h, lo, hi, marker="o", color="black", capsize=5, mfc="white" if pool else "black")
+    for p_, r, h, pool in zip(pos, runs, headline, pooled) if len(runs) <= 4 else ():  # more would overlap
+        ax_w.annotate(f"p = {fmt.p_value(r['headline_p_value'])}" + ("\n(circular shift)" if pool else ""), (p_, h),
+                      xytext=(8, 0), textcoords="offset points", fontsize=8, va="center")
     ax_w.axhline(0, color="black", lw=0.6)
     ax_w.set_xticks(pos, labels, rotation=30 if len(runs) > 4 else 0, ha="right" if len(runs) > 4 else "center")
     ax_w.set_xlim(0.5, len(runs) + 0.5)
-    ax_w.set(ylabel=f"{m} (bits)", title="Headline Phi (mean per-agent) with its CI (p: integration test)")
+    ax_w.set(ylabel=f"{m} (bits)", title="Headline Phi (mean per-agent) with its CI (p: integration test)"
+             + ("\nhollow: pooled over agents, descriptive (too few agents)" if any(pooled) else ""))
     _annotate_tests(ax_d if comparison.get("grouped") else ax_w, comparison)  # under the numbers tested
 
     secs = [np.asarray(r["seconds_per_cycle"], dtype=float) for r in runs]
@@ -80,9 +82,9 @@ def _distributions(ax, runs: list[dict], pos, labels: list[str], colors: list[st
             body.set_facecolor(colors[i % len(colors)])
             body.set_alpha(0.35)
     ax.boxplot(data, positions=pos, widths=0.15, showfliers=False)
-    with_phi = [i for i, r in enumerate(runs) if r["phi_bits"]]  # a run without Phi (--quick) has no mean
-    ax.scatter(pos[with_phi], [np.mean(runs[i]["phi_bits"]) for i in with_phi], color="black", marker="D", s=18,
-               zorder=3, label="mean per-cycle Phi")
+    with_phi = [i for i, r in enumerate(runs) if r["mean_bits"] is not None]  # a --quick run has no mean
+    ax.scatter(pos[with_phi], [runs[i]["mean_bits"] for i in with_phi], color="black", marker="D", s=18,
+               zorder=3, label="mean per-cycle Phi (report.json phi.mean_bits)")
     ax.set_xticks(pos, labels)
     ax.set(title="Distribution of per-cycle Phi (descriptive)")
     ax.legend(fontsize=8, loc="upper right")

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cognition.reporting import fmt
 from cognition.reporting.fmt import MIB
+from cognition.reporting.wording import per_cycle_mean_name
 
 DPI = 110
 
@@ -73,7 +75,8 @@ def phi_over_cycles(records: list[dict], phi_summary: dict, bands: dict | None, 
     if phi_summary.get("mean_ci_bits"):
         lo, hi = phi_summary["mean_ci_bits"]
         ax.axhline(phi_summary["mean_bits"], color="tab:red", ls="--", lw=1.2,
-                   label=f"mean {phi_summary['mean_bits']:.4f} bits, CI [{lo:.4f}, {hi:.4f}]")
+                   label=f"{per_cycle_mean_name(measure)} (descriptive)\n{fmt.bits(phi_summary['mean_bits'])}, "
+                         f"CI {fmt.interval(phi_summary['mean_ci_bits'])}")
         ax.axhspan(lo, hi, color="tab:red", alpha=0.08, lw=0)
     ax.axhline(0.0, color="black", lw=0.6)
     _clip_wide_band(ax, val, bands)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.reporting import fmt
+from cognition.reporting import fmt, wording
 from cognition.reporting.document import Figure, Section, Table
 from cognition.reporting.plots import module_order
 from cognition.reporting.rundata import MODE_NAMES
@@ -20,7 +20,8 @@ SECTIONS = ("Summary", "Integrated information (Phi)", "Minimum-information bipa
             "Causal control: both directions of the loop", "Workspace competition", "Hybrid cognition", "Memory and time",
             "Retries and fallbacks", "Criteria", "Provenance")
 MEASURES = ("tdmi", "phi_wms", "phi_r", "stochastic_interaction")
-CAPTIONS = {"phi": "Per-cycle Phi with its bootstrap band, the null model's band and the mean over cycles with its CI",
+CAPTIONS = {"phi": "Per-cycle Phi with its bootstrap band, the null model's band and the mean per-cycle Phi with its "
+                   "CI",
             "mib": "Side of the MIB of each unit, per cycle and for the whole run",
             "workspace": "Mean evidence per module and the share of agents each module won",
             "ignition": "Access of one module as its bid is swept up and down (hysteresis), and dwell times",
@@ -72,25 +73,33 @@ def criterion_value(c: dict) -> str:
 
 def _summary(report, records, provenance, config) -> Section:
     phi = report["phi"]
-    whole = phi.get("whole_run") or {}
-    m = phi["measure"]
     secs = cycle_seconds(records)
     status = f"Status: {report['status']} after {report['cycles_completed']} of {config['run']['cycles']} cycles."
     mode = provenance.get("quantum_mode")
     integrated = phi.get("integrated") or {}
     items = [f"verdict: {'every criterion passed' if report['passed'] else 'a criterion failed'}",
-             f"{m} (the headline: mean over agents of each agent's own Phi): {fmt.bits(phi.get('headline_bits'))}, "
-             f"CI {fmt.interval(phi.get('headline_ci_bits'))}, integration test p-value "
-             f"{fmt.p_value(phi.get('headline_p_value'))}"
+             f"{wording.headline_name(phi)}: {wording.headline_numbers(phi)}"
              + (f"; integrated: {'yes' if integrated['passed'] else 'no'} ({integrated['reason']})"
                 if integrated else ""),
-             f"mean per-cycle {m} (descriptive, pooled over agents): {fmt.bits(phi.get('mean_bits'))}",
+             mean_per_cycle_text(phi),
              f"quantum mode: {MODE_NAMES.get(mode, mode)} ({mode}), {config['run']['agents']} agents, "
              f"seed {provenance.get('seed')}",
              f"device: {device_text(provenance['device'])}",
              run_time_text(report, secs)]
     blocks = [status + (f" {report['message']}" if report["message"] else ""), items]
     return Section(SECTIONS[0], blocks)
+
+
+def mean_per_cycle_numbers(phi: dict) -> str:
+    """``0.1868 bits, 95% CI [0.0634, 0.3103] bits``: the descriptive mean per-cycle Phi with its own interval."""
+    return (f"{fmt.bits(phi.get('mean_bits'))}, {phi.get('confidence', 0.95):.0%} CI "
+            f"{fmt.interval(phi.get('mean_ci_bits'))}")
+
+
+def mean_per_cycle_text(phi: dict) -> str:
+    """The summary's line on the mean per-cycle Phi, labelled as the Phi section and the comparison label it."""
+    return f"{wording.per_cycle_mean_name(phi['measure'])} (descriptive, windows pooled over agents): " \
+           f"{mean_per_cycle_numbers(phi)}"
 
 
 def run_time_text(report: dict, secs: np.ndarray) -> str:
@@ -128,28 +137,32 @@ def _phi_blocks(report: dict, records: list[dict]) -> list:
         items.append(f"{len(undefined)} cycles after the window filled have no estimate (first at cycle "
                      f"{undefined[0]['cycle']}: {undefined[0]['phi_note']})")
     if phi.get("mean_bits") is not None:
-        items.append(f"mean over cycles (descriptive: each cycle's window pooled over agents describes their "
-                     f"mixture, not an agent): {fmt.bits(phi['mean_bits'])}, {phi.get('confidence', 0.95):.0%} CI "
-                     f"{fmt.interval(phi.get('mean_ci_bits'))} ({phi.get('mean_ci_method', '')})")
+        items.append(f"{wording.per_cycle_mean_name(m)} (descriptive: each cycle's window pooled over agents "
+                     f"describes their mixture, not an agent): {mean_per_cycle_numbers(phi)} "
+                     f"({phi.get('mean_ci_method', '')})")
     elif phi.get("note"):
-        items.append(f"mean over cycles (descriptive): n/a ({phi['note']})")
+        items.append(f"{wording.per_cycle_mean_name(m)} (descriptive): n/a ({phi['note']})")
     if whole:
         items += _whole_run_items(phi, whole)
     elif phi.get("whole_run_note"):
-        items.append(f"whole run: n/a ({phi['whole_run_note']})")
+        items.append(f"{wording.headline_name(phi)}: n/a ({phi['whole_run_note']})")
     bands = report.get("phi_bands") or {}
     if "cycles" in bands:
         items.append(f"per-cycle bands (descriptive): {bands['ci_method']}; null band: {bands['null_method']}. "
                      "The circular-shift band is not a test for an ensemble whose units share a time course "
-                     "(docs/phi.md); the whole-run integration test above is.")
+                     + ("(docs/phi.md), and nor is this run's whole-run circular-shift p-value above: with too few "
+                        "agents for each agent's own Phi the run has no integration test."
+                        if wording.headline_pooled(phi) else "(docs/phi.md); the whole-run integration test above is."))
     elif bands.get("note"):
         items.append(f"per-cycle bands: {bands['note']}")
     blocks = [items]
     if whole:
         ci, p, bc = whole.get("ci") or {}, whole.get("p_value") or {}, whole.get("bias_corrected") or {}
-        rows = [[k, fmt.bits(bc.get(k, whole.get(k))), fmt.interval(ci.get(k)), fmt.p_value(p.get(k))]
-                for k in MEASURES]
-        blocks.append(Table(["whole-run measure", "value", "CI", "integration test p-value"], rows))
+        plug_in = "plug-in, pooled over agents" if wording.headline_pooled(phi) else "plug-in, mean over agents"
+        rows = [[k, fmt.bits(bc.get(k, whole.get(k))), "bias-corrected, mean over agents" if k in bc else plug_in,
+                 fmt.interval(ci.get(k)), fmt.p_value(p.get(k))] for k in MEASURES]
+        blocks.append(Table(["whole-run measure", "value", "estimate", "CI",
+                             f"{wording.headline_test_name(phi)} p-value"], rows))
         per_agent = whole.get("per_agent")
         if per_agent:
             names = phi["unit_names"]
@@ -163,12 +176,16 @@ def _phi_blocks(report: dict, records: list[dict]) -> list:
 
 def _whole_run_items(phi: dict, whole: dict) -> list[str]:
     m, method = phi["measure"], whole["method"]
-    items = [f"whole run ({phi.get('headline_method')}): {fmt.bits(phi.get('headline_bits'))} from "
+    plug_in = ([] if wording.headline_pooled(phi) else  # pooled: the headline is the plug-in value
+               [f"mean over agents of each agent's plug-in {m} (not bias-corrected; the agents table's plug-in "
+                f"column): {fmt.bits(whole.get(m))}"])
+    items = [f"{wording.headline_name(phi)}: {fmt.bits(phi.get('headline_bits'))} from "
              f"{whole.get('n_samples')} lagged samples, CI {fmt.interval(phi.get('headline_ci_bits'))} "
-             f"({method.get('ci')}); mean plug-in value {fmt.bits(whole.get(m))}",
+             f"({method.get('ci')})", *plug_in,
              f"covariance: {method.get('covariance')}",
              f"bias correction: {method.get('bias_correction')}",
-             f"integration test: {method.get('null_model')}; p-value {fmt.p_value(phi.get('headline_p_value'))}"]
+             f"{wording.headline_test_name(phi)}: {method.get('null_model')}; "
+             f"p = {fmt.p_value(phi.get('headline_p_value'))}"]
     if phi.get("integrated"):
         items.append(f"integrated: {'yes' if phi['integrated']['passed'] else 'no'}: {phi['integrated']['reason']}")
     if phi.get("weakest_cut"):
