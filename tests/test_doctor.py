@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from cognition import doctor
+from cognition.runtime import device
+from cognition.runtime.device import nvidia_gpu_evidence
 
 MiB = 2**20
 
@@ -33,6 +35,65 @@ def test_plain_text_runs_and_says_what_it_found():
     if torch.version.cuda is None:  # this CPU-only build: it must say so, not fail
         assert "CPU-only build" in out and "CUDA: not usable: this torch build is CPU-only" in out
         assert "  - CPU only: " in out
+        # a CUDA build is advised only where this machine has an NVIDIA GPU to use it
+        evidence = nvidia_gpu_evidence()
+        assert ("install a CUDA build of torch" in out) == bool(evidence), (evidence, out)
+        if evidence == []:
+            assert "no NVIDIA GPU on this machine" in out and "the CPU build is the right one" in out
+
+
+def _fake_machine(root: Path, *, driver=False, node=False, pci=None) -> Path:
+    """A file tree standing in for /proc, /dev and /sys of a Linux machine."""
+    (root / "dev").mkdir(parents=True)
+    (root / "sys" / "bus" / "pci" / "devices").mkdir(parents=True)
+    if driver:
+        (root / "proc" / "driver" / "nvidia").mkdir(parents=True)
+        (root / "proc" / "driver" / "nvidia" / "version").write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06\n")
+    if node:
+        (root / "dev" / "nvidia0").write_text("")
+    (root / "dev" / "nvidiactl").write_text("")  # the control node alone is no GPU
+    for name, (vendor, cls) in (pci or {}).items():
+        dev = root / "sys" / "bus" / "pci" / "devices" / name
+        dev.mkdir()
+        (dev / "vendor").write_text(vendor + "\n")
+        (dev / "class").write_text(cls + "\n")
+    return root
+
+
+def test_nvidia_gpu_evidence_reads_driver_nodes_and_pci(tmp_path, monkeypatch):
+    monkeypatch.setattr(device.shutil, "which", lambda name: None)
+    # a CPU-only machine: an Intel host bridge and a virtio NIC, an NVIDIA audio function (class 0x04) is no GPU
+    bare = _fake_machine(tmp_path / "bare", pci={"0000:00:00.0": ("0x8086", "0x060000"),
+                                                 "0000:00:03.0": ("0x1af4", "0x020000"),
+                                                 "0000:01:00.1": ("0x10de", "0x040300")})
+    assert device.nvidia_gpu_evidence(bare) == []
+    # a GPU without its driver: only the PCI bus shows it (the case a CUDA build alone does not fix, but needs)
+    pci_only = _fake_machine(tmp_path / "pci", pci={"0000:01:00.0": ("0x10de", "0x030200")})
+    assert device.nvidia_gpu_evidence(pci_only) == ["NVIDIA display controller on the PCI bus (0000:01:00.0)"]
+    full = _fake_machine(tmp_path / "full", driver=True, node=True, pci={"0000:01:00.0": ("0x10DE", "0x030000")})
+    found = device.nvidia_gpu_evidence(full)
+    assert len(found) == 3 and found[0].startswith("NVIDIA driver loaded") and found[1] == "device nodes /dev/nvidia0"
+    monkeypatch.setattr(device.shutil, "which", lambda name: "/usr/bin/nvidia-smi" if name == "nvidia-smi" else None)
+    assert device.nvidia_gpu_evidence(bare) == ["nvidia-smi on the PATH"]
+
+
+def test_cuda_build_advised_only_where_an_nvidia_gpu_is(monkeypatch):
+    """The doctor's advice on a CPU-only torch build follows what the machine has: on a machine with
+    no NVIDIA GPU it must not send the user to install a CUDA build (issue 34)."""
+    import torch
+
+    monkeypatch.setattr(torch.version, "cuda", None)
+    monkeypatch.setattr(torch.version, "hip", None, raising=False)
+    advice = {}
+    for name, evidence in (("none", []), ("gpu", ["device nodes /dev/nvidia0"]), ("unknown", None)):
+        monkeypatch.setattr(device, "nvidia_gpu_evidence", lambda root="/", e=evidence: e)
+        report = {"torch": doctor.torch_census(), "allocator": {}, "aer": {}, "nvml": {}, "misleading_env": []}
+        assert report["torch"]["cuda_available"] is False
+        advice[name] = doctor.advise(report)[0]
+    assert advice["none"].startswith("CPU only: this torch build is CPU-only")
+    assert "CUDA build" not in advice["none"] and "the CPU build is the right one" in advice["none"]
+    assert "install a CUDA build of torch to use it" in advice["gpu"] and "/dev/nvidia0" in advice["gpu"]
+    assert "if this machine has an NVIDIA GPU, a CUDA build of torch would use it" in advice["unknown"]
 
 
 def test_json_reports_conflict_and_never_read_variables():

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import sys
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Mapping
 
 from cognition.errors import describe_error
@@ -55,6 +58,49 @@ def _gib(n: int) -> str:
     return f"{n / 2**30:.2f} GiB"
 
 
+NVIDIA_PCI_VENDOR = "0x10de"
+
+
+def nvidia_gpu_evidence(root: str | Path = "/") -> list[str] | None:
+    """What on this machine says an NVIDIA GPU is present: the loaded driver
+    (``/proc/driver/nvidia/version``), its device nodes (``/dev/nvidia0``...), a display or 3D
+    controller of NVIDIA's PCI vendor id 0x10de (``/sys/bus/pci/devices``, present with or without
+    a driver), ``nvidia-smi`` on the PATH. ``[]`` when a Linux machine shows none of them; None
+    where nothing was found and the first three cannot be looked at (not Linux), so absence says
+    nothing. ``root`` is for tests."""
+    root = Path(root)
+    found = []
+    version = root / "proc" / "driver" / "nvidia" / "version"
+    if version.exists():
+        found.append(f"NVIDIA driver loaded ({version})")
+    nodes = sorted(p.name for p in (root / "dev").glob("nvidia[0-9]*"))
+    if nodes:
+        found.append("device nodes /dev/" + ", /dev/".join(nodes))
+    for dev in sorted((root / "sys" / "bus" / "pci" / "devices").glob("*")):
+        try:
+            vendor, cls = (dev / "vendor").read_text().strip(), (dev / "class").read_text().strip()
+        except OSError:
+            continue
+        if vendor.lower() == NVIDIA_PCI_VENDOR and cls.lower().startswith("0x03"):
+            found.append(f"NVIDIA display controller on the PCI bus ({dev.name})")
+    if shutil.which("nvidia-smi"):
+        found.append("nvidia-smi on the PATH")
+    if not found and sys.platform != "linux" and root == Path("/"):
+        return None
+    return found
+
+
+def cpu_build_reason(version: str, evidence: list[str] | None) -> str:
+    """Why a CPU-only torch build cannot use CUDA, with advice only where it would help: a CUDA build
+    of torch where this machine has an NVIDIA GPU, none where it has none."""
+    base = f"this torch build is CPU-only (torch {version}, torch.version.cuda is None)"
+    if evidence:
+        return f"{base}; this machine has an NVIDIA GPU ({'; '.join(evidence)}): install a CUDA build of torch to use it"
+    if evidence is None:
+        return f"{base}; if this machine has an NVIDIA GPU, a CUDA build of torch would use it"
+    return f"{base}; no NVIDIA GPU on this machine (no driver, device node, PCI controller or nvidia-smi), so the CPU build is the right one"
+
+
 def cuda_unavailable_reason(environ: Mapping[str, str] | None = None) -> str | None:
     """Why CUDA cannot be used here (one line), or None if at least one device is usable."""
     environ = os.environ if environ is None else environ
@@ -63,8 +109,7 @@ def cuda_unavailable_reason(environ: Mapping[str, str] | None = None) -> str | N
     except ImportError:
         return "torch is not installed"
     if torch.version.cuda is None and getattr(torch.version, "hip", None) is None:
-        return (f"this torch build is CPU-only (torch {torch.__version__}, torch.version.cuda is None); "
-                "install a CUDA build of torch")
+        return cpu_build_reason(torch.__version__, nvidia_gpu_evidence())
     visible = environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and visible.strip() in ("", "-1", "none", "NoDevFiles"):
         return f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU; unset it or name a device"
