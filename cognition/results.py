@@ -11,6 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cognition.reporting import frames
+from cognition.reporting.explain import explain
+from cognition.controls import population, split_rows
 from cognition.errors import UsageError
 
 
@@ -60,6 +63,11 @@ class RunResults:
     def passed(self) -> bool:
         return bool(self.report["passed"])
 
+    def explain(self) -> list[str]:
+        """The verdict, each criterion as the command line prints it, and why each failure happened
+        at this run's size, as lines (:func:`cognition.reporting.explain.explain`)."""
+        return explain(self.report, self.config)
+
     @property
     def cycles(self) -> np.ndarray:
         """(cycles,) the cycle numbers 1..n."""
@@ -83,20 +91,35 @@ class RunResults:
     def group(self, name: str) -> np.ndarray:
         """(agents, cycles, n_units) the unit signals of one group of batch rows: "intact" (the run's
         agents), and with the yoked control "donor", "yoked" and "yoked_proposals" (cognition/controls.py)."""
-        from cognition.controls import split_rows
+        groups = self._row_groups()
+        if name not in groups:
+            raise UsageError(f"group {name!r} is not one of this run's: {', '.join(groups)}")
+        return self._units[groups[name]]
 
+    def _row_groups(self) -> dict[str, slice]:
+        """Group name -> its batch rows of the unit history; UsageError (one line) when it holds none or
+        does not match the run's configuration."""
         if self._units is None:
             raise UsageError(f"{self.path}: the run directory holds no unit signals (unit_history.npy)")
         yoked = bool((self.config.get("control") or {}).get("yoked", False))
+        agents = self.config["run"]["agents"]
         try:
-            groups = split_rows(self._units, self.config["run"]["agents"], yoked)
+            split_rows(self._units, agents, yoked)  # checks the rows against the configuration
         except ValueError as exc:  # e.g. a run of 0.4 (three rows per agent, no proposal-yoked twins)
             version = (self.provenance or {}).get("package", {}).get("version", "unknown")
             raise UsageError(f"{self.path}: {exc} (written by hybrid-cognition {version}; read it with that "
                              "version)") from None
-        if name not in groups:
-            raise UsageError(f"group {name!r} is not one of this run's: {', '.join(groups)}")
-        return groups[name]
+        return population(agents, int(yoked)).groups
+
+    def _row_labels(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows,) each batch row's group name, and the run agent (0..A-1) whose agent, donor or twin it is."""
+        groups = self._row_groups()
+        labels = np.empty(self._units.shape[0], dtype=object)
+        paired = np.empty(self._units.shape[0], dtype=np.int64)
+        for name, rows in groups.items():
+            labels[rows] = name
+            paired[rows] = np.arange(rows.stop - rows.start)
+        return labels.astype(str), paired
 
     def probe(self, unit: str) -> np.ndarray:
         """(agents, cycles) the signal of one unit, by name (see :attr:`unit_names`)."""
@@ -125,6 +148,48 @@ class RunResults:
         if key not in known:
             raise UsageError(f"extra {key!r} is not recorded by this run: {', '.join(known)}")
         return _frozen(np.array([r["extras"].get(key, np.nan) for r in self._run.records], dtype=float))
+
+    # -- labelled tables (the optional "tables" extra: pandas, xarray) ---------
+    def to_pandas(self, table: str = "cycles"):
+        """A pandas DataFrame of the run (pandas is imported here; docs/api.md, "Labelled tables").
+
+        "cycles": one row per cycle, a column per field of metrics.jsonl, nested names dotted
+        (``phi.phi_r``, ``salience.hybrid``, ``extras.hybrid.interference``);
+        "units": one row per cycle and batch row, with ``cycle``, ``agent`` (the batch row: the run's
+        agents are rows 0..A-1), ``group`` (intact, donor, yoked, yoked_proposals), ``paired_agent``
+        (the run agent whose donor or twin the row is) and one column per unit;
+        "agents": one row per agent of the run, its whole-run Phi from report.json
+        (``phi.whole_run.per_agent``) with ``agent`` and ``group``.
+        """
+        if table == "cycles":
+            return frames.cycle_frame(self._run.records)
+        if table == "units":
+            groups, paired = self._row_labels()
+            return frames.unit_frame(self._history(), self.cycles, self.unit_names, groups, paired)
+        if table == "agents":
+            return frames.agent_frame(self.report["phi"], self.unit_names)
+        raise UsageError(f"table = {table!r} is not allowed: expected one of {', '.join(frames.TABLE_KINDS)}")
+
+    def to_xarray(self, group: str | None = None):
+        """The unit history as an xarray DataArray (cycle, agent, unit), every batch row or one ``group``'s,
+        with coordinates cycle, agent (the batch row), unit (names), group and paired_agent (xarray is
+        imported here). ``to_xarray("intact").to_netcdf("units.nc")`` is a file ``python -m cognition.phi``
+        reads."""
+        groups, paired = self._row_labels()
+        history, rows = self._history(), np.arange(len(groups))
+        if group is not None:
+            if group not in set(groups):
+                raise UsageError(f"group {group!r} is not one of this run's: {', '.join(dict.fromkeys(groups))}")
+            keep = groups == group
+            history, rows, groups, paired = history[:, keep], rows[keep], groups[keep], paired[keep]
+        attrs = {"run_dir": str(self.path), "source": "unit_history.npy",
+                 "description": "the unit signals Phi is computed from, per cycle, batch row and unit"}
+        return frames.unit_array(history, self.cycles, self.unit_names, rows, groups, paired, attrs)
+
+    def _history(self) -> np.ndarray:
+        """(cycles, rows, n_units): unit_history.npy's own layout, every batch row."""
+        self._row_groups()
+        return self._units.transpose(1, 0, 2)
 
     # -- the report ----------------------------------------------------------
     @property

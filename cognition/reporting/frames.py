@@ -1,0 +1,93 @@
+"""A finished run as labelled tables: pandas DataFrames and an xarray DataArray (docs/api.md).
+
+The builders of :meth:`cognition.results.RunResults.to_pandas` and ``to_xarray``. pandas and
+xarray are the optional ``tables`` extra: they are imported here, inside the functions, and
+never by a run. Every value is the run directory's own number, unchanged: the per-cycle
+records of ``metrics.jsonl``, the per-agent values of ``report.json`` and the signals of
+``unit_history.npy``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from cognition.errors import UsageError
+from cognition.reporting.extras import TABLES, import_extra
+
+TABLE_KINDS = ("cycles", "units", "agents")
+ROW_COLUMNS = ("cycle", "agent", "group", "paired_agent")
+
+
+def flat_record(record: dict, prefix: str = "") -> dict:
+    """One metrics.jsonl record as {dotted name: leaf}: nested dicts flattened (``phi.phi_r``,
+    ``salience.hybrid``), lists made tuples (``phi.mib``), numbers, strings and None as they are."""
+    out = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flat_record(value, name + "."))
+        else:
+            out[name] = _tuples(value)
+    return out
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def cycle_frame(records: list[dict]):
+    """One row per cycle, one column per flattened field of metrics.jsonl (``cycle`` first). A field
+    that is null in some cycles and a mapping in others (``phi`` before its window fills) appears as
+    the mapping's columns, missing (NaN) in those cycles."""
+    pd = import_extra("pandas", TABLES, "RunResults.to_pandas")
+    rows = [flat_record(r) for r in records]
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    names = [n for n in names if not any(m.startswith(n + ".") for m in names)]
+    columns = ["cycle"] + sorted(n for n in names if n != "cycle")
+    return pd.DataFrame([{n: row.get(n) for n in columns} for row in rows], columns=columns)
+
+
+def unit_frame(history: np.ndarray, cycles: np.ndarray, unit_names: list[str], groups: np.ndarray,
+               paired: np.ndarray):
+    """One row per cycle and batch row (cycle-major, as unit_history.npy stores them): ``cycle``,
+    ``agent`` (the batch row), ``group``, ``paired_agent``, then one column per unit.
+
+    history: (cycles, rows, n_units), unit_history.npy's own layout."""
+    pd = import_extra("pandas", TABLES, "RunResults.to_pandas")
+    C, R, n = history.shape
+    flat = history.reshape(C * R, n)
+    columns = {"cycle": np.repeat(cycles, R), "agent": np.tile(np.arange(R), C),
+               "group": np.tile(groups, C), "paired_agent": np.tile(paired, C)}
+    columns.update({name: flat[:, j].copy() for j, name in enumerate(unit_names)})
+    return pd.DataFrame(columns)
+
+
+def agent_frame(phi_section: dict, unit_names: list[str]):
+    """One row per agent of the run: report.json's per-agent whole-run values
+    (``phi.whole_run.per_agent``: phi_r, phi_wms, their ``_lower``/``_upper``/``_plug_in``, the MIB),
+    with ``agent`` and ``group`` ("intact") to merge with the units table."""
+    pd = import_extra("pandas", TABLES, "RunResults.to_pandas")
+    per_agent = (phi_section.get("whole_run") or {}).get("per_agent")
+    if not per_agent:
+        why = phi_section.get("whole_run_note") or (f"the whole-run estimate is {phi_section.get('headline_method')}"
+                                                    if phi_section.get("whole_run") else "no whole-run estimate")
+        raise UsageError(f"to_pandas('agents'): this run's report.json holds no per-agent Phi ({why}); per-agent "
+                         "values need an ensemble of >= 5 agents and enough cycles (docs/phi.md)")
+    mibs = per_agent["mib"]
+    columns = {"agent": np.arange(len(mibs)), "group": ["intact"] * len(mibs)}
+    columns.update({k: list(v) for k, v in per_agent.items() if k != "mib"})
+    columns["mib"] = [_tuples(m) for m in mibs]
+    columns["mib_named"] = [tuple(tuple(unit_names[i] for i in part) for part in m) for m in mibs]
+    return pd.DataFrame(columns)
+
+
+def unit_array(history: np.ndarray, cycles: np.ndarray, unit_names: list[str], rows: np.ndarray,
+               groups: np.ndarray, paired: np.ndarray, attrs: dict):
+    """The unit history as a DataArray (cycle, agent, unit) named ``units``; coordinates ``cycle``
+    (1..n), ``agent`` (``rows``: the batch rows), ``unit`` (names), and along ``agent`` the row's ``group``
+    and ``paired_agent``. history: (cycles, len(rows), n_units), copied into memory."""
+    xr = import_extra("xarray", TABLES, "RunResults.to_xarray")
+    coords = {"cycle": np.asarray(cycles, dtype=np.int64), "agent": np.asarray(rows, dtype=np.int64),
+              "unit": np.array(unit_names, dtype=str), "group": ("agent", np.array(groups, dtype=str)),
+              "paired_agent": ("agent", np.asarray(paired, dtype=np.int64))}
+    return xr.DataArray(np.array(history, dtype=np.float64), dims=("cycle", "agent", "unit"), coords=coords,
+                        name="units", attrs=attrs)

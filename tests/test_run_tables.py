@@ -1,0 +1,144 @@
+"""RunResults.to_pandas / to_xarray: a run's own numbers as labelled tables, bit for bit (docs/api.md)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import numpy as np
+import pytest
+from clitools import python_code
+from test_report import shared_run
+
+import cognition.api as hc
+from cognition.controls import population
+from cognition.errors import MissingExtraError, UsageError
+from cognition.reporting.frames import flat_record
+
+tables = pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("pandas", "xarray")),
+                            reason="the 'tables' extra (pandas, xarray) is not installed")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return shared_run(tmp_path_factory, "classical")  # 32 agents with the yoked control, 44 cycles
+
+
+def _bits(value) -> bytes:
+    return np.asarray(value, dtype=np.float64).tobytes()
+
+
+def _same(cell, value) -> bool:
+    """A table's cell holds the file's value exactly: the same float bits, the same number, string or tuple;
+    a null is a missing cell (NaN or None)."""
+    if value is None:
+        return cell is None or (isinstance(cell, float) and np.isnan(cell))
+    if isinstance(value, float):
+        return _bits(cell) == _bits(value)
+    return cell == value
+
+
+@tables
+def test_cycles_table_holds_every_field_of_metrics_jsonl_exactly(run_dir):
+    records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    table = hc.load(run_dir).to_pandas("cycles")
+    assert len(table) == len(records) and list(table.columns[:1]) == ["cycle"]
+    assert table["cycle"].tolist() == [r["cycle"] for r in records]
+    leaves = set()
+    for i, record in enumerate(records):
+        for name, value in flat_record(record).items():
+            if name in table.columns:
+                assert _same(table[name].iloc[i], value), (i, name, table[name].iloc[i], value)
+                leaves.add(name)
+            else:  # only a null that other cycles hold as a mapping (phi before its window fills)
+                assert value is None and any(c.startswith(name + ".") for c in table.columns), name
+    assert leaves == set(table.columns)
+    assert table["phi.phi_r"].notna().any() and "salience.hybrid" in table.columns
+    assert table.equals(hc.load(run_dir).to_pandas())  # "cycles" is the default
+
+
+@tables
+def test_units_table_and_dataarray_are_unit_history_npy_bit_for_bit(run_dir):
+    res = hc.load(run_dir)
+    history = np.load(run_dir / "unit_history.npy")  # (cycles, rows, units), as written
+    C, R, n = history.shape
+    names = json.loads((run_dir / "report.json").read_text())["phi"]["unit_names"]
+    agents = res.config["run"]["agents"]
+    groups = population(agents, 1).groups
+    assert R == 4 * agents
+
+    table = res.to_pandas("units")
+    assert list(table.columns) == ["cycle", "agent", "group", "paired_agent", *names]
+    assert _bits(table[names].to_numpy()) == _bits(history.reshape(C * R, n))
+    assert table["cycle"].tolist() == list(np.repeat(np.arange(1, C + 1), R))
+    first = table[table["cycle"] == 1]
+    assert first["agent"].tolist() == list(range(R))
+    for name, rows in groups.items():
+        assert set(first["group"].iloc[rows]) == {name}
+        assert first["paired_agent"].iloc[rows].tolist() == list(range(agents))
+
+    array = res.to_xarray()
+    assert array.dims == ("cycle", "agent", "unit") and array.name == "units"
+    assert _bits(array.values) == _bits(history)
+    assert array["unit"].values.tolist() == names
+    assert array["cycle"].values.tolist() == list(range(1, C + 1))
+    assert array["group"].values.tolist() == table["group"].iloc[:R].tolist()
+    intact = res.to_xarray("intact")
+    assert _bits(intact.values) == _bits(history[:, groups["intact"]])
+    assert _bits(intact.transpose("agent", "cycle", "unit").values) == _bits(res.units)
+    donors = res.to_xarray("donor")
+    assert donors["agent"].values.tolist() == list(range(agents, 2 * agents))
+    assert donors["paired_agent"].values.tolist() == list(range(agents))
+
+
+@tables
+def test_agents_table_is_report_json_per_agent_values_exactly(run_dir):
+    phi = json.loads((run_dir / "report.json").read_text())["phi"]
+    per_agent = phi["whole_run"]["per_agent"]
+    table = hc.load(run_dir).to_pandas("agents")
+    assert table["agent"].tolist() == list(range(len(per_agent["mib"])))
+    assert set(table["group"]) == {"intact"}
+    for key, values in per_agent.items():
+        if key == "mib":
+            assert table["mib"].tolist() == [tuple(tuple(p) for p in m) for m in values]
+        else:
+            assert _bits(table[key].to_numpy()) == _bits(values), key
+    names = phi["unit_names"]
+    assert table["mib_named"].iloc[0] == tuple(tuple(names[i] for i in p) for p in per_agent["mib"][0])
+    assert float(table[phi["measure"]].mean()) == pytest.approx(phi["headline_bits"], abs=1e-12)
+
+
+@tables
+def test_bad_table_group_and_run_dir_are_one_line_errors(run_dir, tmp_path):
+    res = hc.load(run_dir)
+    with pytest.raises(UsageError, match=r"^table = 'rows' is not allowed: expected one of cycles, units, agents$"):
+        res.to_pandas("rows")
+    with pytest.raises(UsageError, match=r"group 'twins' is not one of this run's: intact, donor, yoked"):
+        res.to_xarray("twins")
+    with pytest.raises(UsageError, match="not a hybrid-cognition run directory") as info:
+        hc.load(tmp_path)
+    assert "\n" not in str(info.value)
+    with pytest.raises(UsageError, match="does not exist"):
+        hc.load(tmp_path / "nowhere")
+
+
+def test_without_the_tables_extra_one_error_names_it(run_dir, monkeypatch):
+    res = hc.load(run_dir)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` raises ImportError
+    monkeypatch.setitem(sys.modules, "xarray", None)
+    for call in (res.to_pandas, lambda: res.to_pandas("units"), res.to_xarray):
+        with pytest.raises(MissingExtraError) as info:
+            call()
+        message = str(info.value)
+        assert "\n" not in message and "the 'tables' extra" in message and '.[tables]' in message, message
+
+
+def test_a_run_and_the_api_never_import_pandas_or_xarray(tmp_path):
+    code = ("import sys\nimport cognition.api\nfrom cognition.validate import main\n"
+            f"rc = main(['--quick', '--out', {str(tmp_path / 'quick')!r}])\n"
+            "res = cognition.api.load(" f"{str(tmp_path / 'quick')!r})\n"
+            "res.units, res.phi(), res.records\n"
+            "print(rc, sorted(m for m in ('pandas', 'xarray', 'h5netcdf', 'h5py') if m in sys.modules))")
+    out = python_code(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout
