@@ -61,6 +61,10 @@ SAMPLES_PER_UNIT = 4  # pooled samples per unit a per-cycle Phi estimate asks fo
 CPU_ROWS_PER_LAUNCH = 12288
 
 
+# runtime.autocast -> the dtype its forward maps run in
+AUTOCAST_DTYPES = {None: None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
 @dataclass
 class LoopState:
     """Everything a cycle reads, one row per batch row (cognition.controls.Population).
@@ -118,13 +122,14 @@ class IntegrationLoop:
     @property
     def low_precision(self):
         """runtime.autocast's dtype (bf16 or fp16), or None."""
-        return {None: None, "bf16": torch.bfloat16, "fp16": torch.float16}[self.cfg.runtime.autocast]
+        return AUTOCAST_DTYPES[self.cfg.runtime.autocast]
 
     def _autocast(self):
         """Mixed precision for the modules' forward maps (runtime.autocast: bf16 or fp16)."""
         if self.cfg.runtime.autocast is None:
             return contextlib.nullcontext()
-        return torch.autocast(device_type=torch.device(self.device).type, dtype=self.low_precision)
+        return torch.autocast(device_type=torch.device(self.device).type,
+                              dtype=AUTOCAST_DTYPES[self.cfg.runtime.autocast])
 
     def guard(self, cycle: int | None) -> ProtocolGuard:
         """The module protocol's checks for ``cycle`` (None: the build), in the run's dtype and device."""
