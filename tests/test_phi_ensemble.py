@@ -209,3 +209,26 @@ def test_the_selection_shift_restores_ties_away_from_zero_and_keeps_the_estimate
             assert abs(aware - c) < 0.02 and plain < c - 0.03
         else:  # the minimum is about 1 SD above 0: kept (0.05 % of agents' draws land 2 SDs up)
             assert np.mean(np.any(tie_aware(theta, errors) != theta, axis=1)) < 0.01
+
+
+def test_the_bias_bootstrap_in_blocks_is_the_whole_bootstrap_bit_for_bit(monkeypatch):
+    """The per-agent bootstrap simulates its replicates a block at a time (bounded memory on long runs):
+    the blocks are one (R, A, T, n) draw split in order, so every table is the same to the bit whatever
+    the block size (source of truth: the same computation with every replicate in one block)."""
+    from cognition.phi import agents
+    from cognition.phi.simulate import simulate_agent_blocks, simulate_agents
+
+    rng = np.random.default_rng(5)
+    A = np.stack([0.3 * np.eye(3) + 0.1 * rng.normal(size=(3, 3)) for _ in range(6)])
+    noise = np.stack([np.eye(3)] * 6)
+    whole = simulate_agents(A, noise, 120, np.random.default_rng(2), 9)
+    for block in (1, 4, 9, 50):
+        parts = list(simulate_agent_blocks(A, noise, 120, np.random.default_rng(2), 9, block))
+        assert len(parts) == -(-9 // block) and np.array_equal(np.concatenate(parts), whole)
+    X = rng.normal(size=(6, 200, 4))
+    X[:, 1:] += 0.5 * X[:, :-1]
+    one = agents.corrected_tables(X, 1, np.random.default_rng(0))
+    monkeypatch.setattr(agents, "REPLICATE_BLOCK_VALUES", 6 * 200 * 4 * 3)  # blocks of 3 replicates
+    blocks = agents.corrected_tables(X, 1, np.random.default_rng(0))
+    for k in one.corrected:
+        assert np.array_equal(one.corrected[k], blocks.corrected[k]) and np.array_equal(one.errors[k], blocks.errors[k])

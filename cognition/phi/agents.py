@@ -69,7 +69,7 @@ import numpy as np
 import scipy.stats
 
 from cognition.phi.measures import every_bipartition
-from cognition.phi.simulate import simulate_agents
+from cognition.phi.simulate import simulate_agent_blocks
 from cognition.phi.var1 import lagged_joint_covariance
 
 MEASURES = ("phi_wms", "phi_r")
@@ -77,6 +77,7 @@ MIN_AGENTS = 5               # fewer: no across-agent interval (too few degrees 
 MAX_NODES = 12               # every bipartition of every agent and replicate is evaluated (2047 at 12)
 PAIRS_PER_VARIABLE = 3       # each agent needs >= 3 lagged pairs per variable of its (2n, 2n) covariance
 BIAS_REPLICATES = 40         # bootstrap ensembles for the bias and selection corrections
+REPLICATE_BLOCK_VALUES = 2**21  # simulated values (replicates x A x T x n) held at once: 16 MiB of paths
 MAX_RADIUS = 0.99            # a fitted agent is shrunk to this spectral radius if it is not stationary
 
 
@@ -227,8 +228,12 @@ def corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_s
     data = every_bipartition(cov, dof)
     B, noise = fit_var1(cov, lag)
     model = every_bipartition(np.stack([lagged_joint_covariance(b, c, lag) for b, c in zip(B, noise)]))
-    sims = simulate_agents(B, noise, T, rng, replicates)
-    reps = every_bipartition(agent_covariances(prepared(sims, remove_shared), lag).reshape(-1, 2 * n, 2 * n), dof)
+    # the replicates' covariances, a block of replicates at a time: the paths of all of them at once are
+    # R x A x T x n doubles, several times over while prepared (2 GB at 8 agents x 20 000 cycles)
+    block = max(1, REPLICATE_BLOCK_VALUES // (A * T * n))
+    covs = [agent_covariances(prepared(sims, remove_shared), lag)
+            for sims in simulate_agent_blocks(B, noise, T, rng, replicates, block)]
+    reps = every_bipartition(np.concatenate(covs).reshape(-1, 2 * n, 2 * n), dof)
     plain = every_bipartition(cov)
     corrected, errors = {}, {}
     for k in MEASURES:

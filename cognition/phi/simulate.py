@@ -37,14 +37,32 @@ def simulate_agents(A: np.ndarray, noise_cov: np.ndarray, T: int, rng: np.random
     here (callers pass stationary ones); used by the per-agent parametric bootstrap
     (``cognition.phi.agents``) and by the calibration families.
     """
-    m, n, _ = A.shape
     R = 1 if replicates is None else int(replicates)
-    start = np.linalg.cholesky(np.stack([stationary_covariance(a, c) for a, c in zip(A, noise_cov)]))
-    x = np.einsum("mij,rmj->rmi", start, rng.standard_normal((R, m, n)))
-    eps = np.einsum("mij,rmtj->rmti", np.linalg.cholesky(noise_cov), rng.standard_normal((R, m, T, n)))
-    X = np.empty((R, m, T, n))
-    X[:, :, 0] = x
-    for t in range(1, T):
-        x = np.einsum("mij,rmj->rmi", A, x) + eps[:, :, t]
-        X[:, :, t] = x
+    X = np.concatenate(list(simulate_agent_blocks(A, noise_cov, T, rng, R, block=R)))
     return X[0] if replicates is None else X
+
+
+def simulate_agent_blocks(A: np.ndarray, noise_cov: np.ndarray, T: int, rng: np.random.Generator,
+                          replicates: int, block: int):
+    """:func:`simulate_agents`' R replicates, yielded ``block`` at a time as (<= block, m, T, n) arrays.
+
+    The draws are taken from ``rng`` in the order of one (R, m, T, n) call (every start first, then each
+    block's innovations in turn: a Generator fills an array element by element, so consecutive blocks
+    are the whole array's draws), so the blocks concatenated are :func:`simulate_agents`' array bit for
+    bit, while only one block's paths are held at a time (the per-agent bootstrap of a long run).
+    """
+    m, n, _ = A.shape
+    R, block = int(replicates), max(1, int(block))
+    start = np.linalg.cholesky(np.stack([stationary_covariance(a, c) for a, c in zip(A, noise_cov)]))
+    x0 = np.einsum("mij,rmj->rmi", start, rng.standard_normal((R, m, n)))
+    chol = np.linalg.cholesky(noise_cov)
+    for lo in range(0, R, block):
+        hi = min(R, lo + block)
+        eps = np.einsum("mij,rmtj->rmti", chol, rng.standard_normal((hi - lo, m, T, n)))
+        X = np.empty((hi - lo, m, T, n))
+        x = x0[lo:hi]
+        X[:, :, 0] = x
+        for t in range(1, T):
+            x = np.einsum("mij,rmj->rmi", A, x) + eps[:, :, t]
+            X[:, :, t] = x
+        yield X
