@@ -129,14 +129,16 @@ def _evaluate_cuts(analysis: SystemAnalysis, cuts, unpartitioned, workers: int):
                 zero = min(zero, i)
         return out[:zero + 1]
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+
+    from cognition.runtime.lifeline import bound_pool  # plumbing, imported where the pool is made: phi stays pure
 
     # Each worker gets a copy of the analysis, with the caches the unpartitioned
     # structure filled; cuts are dealt round-robin so the workers' loads are similar.
+    # The workers die with this process however it ends (cognition.runtime.lifeline).
     chunks = [cuts[i::workers] for i in range(workers)]
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with bound_pool(workers, mp_context=ctx) as pool:
         parts = list(pool.map(_evaluate_chunk, [(analysis, ch, unpartitioned) for ch in chunks]))
     results = [None] * len(cuts)
     for w, part in enumerate(parts):
