@@ -50,7 +50,9 @@ def test_low_memory_preset_fits_a_4gb_card():
 
 
 def test_host_and_disk_plan_by_hand():
-    from cognition.runtime.planner import check_disk, check_host
+    import math
+
+    from cognition.runtime.planner import RUN_RESIDENT_BYTES, WORKING_SHARE, check_disk, check_host
 
     cfg = load_config(overrides={"run": {"agents": 4, "cycles": 100}, "quantum": {"mode": "disabled"},
                                  "control": {"yoked": False}})
@@ -63,10 +65,16 @@ def test_host_and_disk_plan_by_hand():
     disk = check_disk(cfg, 8, run_dir="x", free_disk=None)["disk_bytes"]
     assert disk == 100 * (4 * 8 * 8 + 1024)  # unit history and one metrics line a cycle
     assert check_disk(cfg, 8, run_dir="x", free_disk=None, done=60)["disk_bytes"] == 40 * (4 * 8 * 8 + 1024)
-    with pytest.raises(ConfigError, match="run.agents = 4 .* whose state fits host memory"):
-        check_host(cfg, 8, available=state - 1)
-    with pytest.raises(ConfigError, match=r"run.cycles = 100 .* whose final analysis \(4 agents x 8 units"):
-        check_host(cfg, 8, available=state + 1)
+    # against MemAvailable (resident): what the libraries touch, the state with a cycle's working copies
+    # (0.75 of it more), the analysis
+    working = state + math.ceil(WORKING_SHARE * state)
+    plan = check_host(cfg, 8, available=RUN_RESIDENT_BYTES + working + 6 * (4 * 8 * 8) * 100)
+    assert plan["need_bytes"]["resident"] == RUN_RESIDENT_BYTES + working + 6 * (4 * 8 * 8) * 100
+    assert plan["limit"]["source"] == "MemAvailable"
+    with pytest.raises(ConfigError, match=r"run.agents = 4 .* MemAvailable: .* at most [0-3] agents fit: lower run.agents"):
+        check_host(cfg, 8, available=RUN_RESIDENT_BYTES + working - 1)
+    with pytest.raises(ConfigError, match=r"run.cycles = 100 .* final analysis over 100 cycles.* at most \d+ cycles"):
+        check_host(cfg, 8, available=RUN_RESIDENT_BYTES + working + 1)
     with pytest.raises(ConfigError, match="100 cycles to go.* fit the disk of x"):
         check_disk(cfg, 8, run_dir="x", free_disk=disk - 1)
 

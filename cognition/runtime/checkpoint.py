@@ -30,6 +30,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from cognition.runtime.oom import host_allocation_failure
+
 # /2: per-agent module weights (drawn from the seed, not stored) and no unit history in the state;
 # a /1 checkpoint's state belongs to code whose agents shared one draw of weights.
 # /3: the workspace's state (access units, evidence statistics, winner and dwell) and the rows of the
@@ -119,7 +121,15 @@ def encode_payload(payload: Mapping[str, Any]) -> bytes:
     tree = _encode(dict(payload), arrays, "payload")
     blob = np.frombuffer(json.dumps(tree).encode(), dtype=np.uint8)
     buf = io.BytesIO()
-    np.savez(buf, **{_TREE_KEY: blob}, **arrays)
+    try:
+        np.savez(buf, **{_TREE_KEY: blob}, **arrays)
+    except Exception as exc:
+        # out of memory mid-entry, zipfile's unwinding (closing the entry, then the archive) raises "ValueError:
+        # I/O operation on closed file." over the MemoryError: raise the MemoryError, the cause to act on
+        failure = host_allocation_failure(exc)
+        if failure is None or failure is exc:
+            raise
+        raise failure from None
     return buf.getvalue()
 
 

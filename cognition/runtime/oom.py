@@ -26,6 +26,9 @@ from __future__ import annotations
 import gc
 import sys
 
+from cognition.errors import describe_error
+from cognition.runtime.memlimits import describe, host_limits, tightest
+
 OOM_KINDS = ("cuda_oom", "accelerator_oom", "cublas_alloc", "nvml_assert", "cpu_alloc", "aer_memory")
 
 _NVML_ASSERT = "NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_()"
@@ -99,6 +102,47 @@ def classify_oom(exc: BaseException) -> str | None:
             return None
         current = current.__cause__ or current.__context__
     return None
+
+
+def host_allocation_failure(exc: BaseException) -> BaseException | None:
+    """The host allocation failure in ``exc`` or its causes and contexts: a ``MemoryError`` (numpy's
+    "Unable to allocate ..." is one), or torch's CPU allocator error (a plain RuntimeError: torch defines no
+    type for it, so its "DefaultCPUAllocator: can't allocate memory" text is the only mark). Found through
+    the chain because a failure while unwinding can hide it: zipfile, closing an entry after a MemoryError,
+    raises "ValueError: I/O operation on closed file." with the MemoryError as its context."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 16:
+        seen.add(id(current))
+        if isinstance(current, MemoryError):
+            return current
+        if isinstance(current, RuntimeError) and "DefaultCPUAllocator: can't allocate memory" in str(current):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def release_frames(exc: BaseException) -> None:
+    """Drop the tracebacks of ``exc`` and its causes and contexts. A caught out-of-memory error keeps every
+    frame it passed through alive, and with them the failed try's temporaries (tensors, arrays), until the
+    exception itself is dropped: a retry, or the checkpoint written after the last try, would run without
+    that memory (a run of 20 000 agents under ``ulimit -v`` 3 GB then failed in the checkpoint too)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 16:
+        seen.add(id(current))
+        current.__traceback__ = None
+        current = current.__cause__ or current.__context__
+
+
+def host_memory_line(failure: BaseException) -> str:
+    """'out of host memory (MemoryError: ...; tightest limit: RLIMIT_AS ... of 2.86 GiB, ...)'."""
+    try:
+        limit = tightest(host_limits(), {})
+    except Exception:  # noqa: BLE001 - naming the limit must not hide the failure itself
+        limit = None
+    where = f"; tightest limit: {describe(limit)}" if limit is not None else ""
+    return f"out of host memory ({describe_error(failure)}{where})"
 
 
 def oom_advice(kind: str) -> str:

@@ -28,7 +28,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognition.errors import ConfigError
+from cognition.controls import rows_per_agent
+from cognition.errors import ConfigError, UsageError
 
 DTYPE_BYTES = {"float64": 8, "float32": 4}
 DEFAULT_WORKING_COPIES = 3  # torch statevector backend: state, gate scratch, probabilities
@@ -97,8 +98,6 @@ def plan_run(cfg, budget_bytes: int, *, widths: dict | None = None,
     """Bytes the run needs at its configured batch, and the largest batch that fits."""
     from quantum.memory import statevector_bytes
 
-    from cognition.controls import rows_per_agent
-
     agents = cfg.run.agents * rows_per_agent(cfg)  # batch rows: the agents, and their donors and twins
     batch = min(cfg.runtime.batch or agents, agents)
     classical = agents * (classical_bytes_per_agent(cfg) + weight_bytes_per_agent(cfg, widths))
@@ -115,18 +114,23 @@ def plan_run(cfg, budget_bytes: int, *, widths: dict | None = None,
 
 
 def check_fits(cfg, budget_bytes: int, **kwargs) -> RunMemoryPlan:
-    """Raise ConfigError, before cycle 1, when the configured batch does not fit the budget."""
+    """Raise ConfigError, before cycle 1, when the configured batch does not fit the budget. A batch is
+    counted in rows (the agents, and with the yoked control their donors and twins: 4 rows an agent); the
+    error names the user's agents and says rows where they differ."""
     p = plan_run(cfg, budget_bytes, **kwargs)
     if not p.fits:
-        field = "runtime.batch" if cfg.runtime.batch else "run.agents"
-        allowed = (f"at most {p.max_batch} agents per launch (rows: with the yoked control an agent, its donor "
-                   f"and its two twins are 4) for a {budget_bytes / 2**20:.0f} MiB budget "
-                   f"({p.total_bytes / 2**20:.1f} MiB needed at batch {p.batch}, half the budget kept as "
-                   f"headroom); set runtime.batch or lower the qubit widths")
+        per = rows_per_agent(cfg)
+        field, value = ("runtime.batch", p.batch) if cfg.runtime.batch else ("run.agents", cfg.run.agents)
+        rows = "" if per == 1 else (f", {p.batch} rows: with the yoked control an agent, its donor and its two "
+                                    f"twins are {per}")
+        allowed = (f"at most {p.max_batch // per} agents per launch ({p.max_batch} rows) for a "
+                   f"{budget_bytes / 2**20:.0f} MiB budget ({p.total_bytes / 2**20:.1f} MiB needed at "
+                   f"{cfg.run.agents} agents{rows}; half the budget kept as headroom); set runtime.batch or "
+                   f"lower the qubit widths")
         if p.max_batch == 0:
-            allowed = (f"a configuration whose per-agent state fits a {budget_bytes / 2**20:.0f} MiB budget; "
-                       f"lower run.agents, the hidden sizes or the qubit widths")
-        raise ConfigError(field, p.batch, allowed)
+            allowed = (f"a configuration whose per-agent state fits a {budget_bytes / 2**20:.0f} MiB budget "
+                       f"({cfg.run.agents} agents{rows}); lower run.agents, the hidden sizes or the qubit widths")
+        raise ConfigError(field, value, allowed)
     return p
 
 
@@ -168,32 +172,102 @@ def _gib(n: float) -> str:
     return f"{n / 2**30:.3g} GiB"
 
 
-def check_host(cfg, n_units: int, *, available: int | None) -> dict:
-    """ConfigError, before anything is allocated or written, when run.agents or run.cycles cannot fit
-    host memory (per-agent state, and the final analysis over every cycle). Returns the plan (bytes)."""
-    from cognition.controls import rows_per_agent
+# What a run maps and touches beyond the plan's bytes after the limits are read (before torch is imported):
+# torch and the BLAS libraries, the simulator, thread stacks and glibc arenas, matplotlib for the report.
+# Measured on the 2-core development machine (docs/runtime.md, "Host memory limits": VmPeak and VmHWM less
+# VmSize and VmRSS at the check): virtual 648 (disabled), 697 (lite), 1 915 MiB (full, Aer); resident
+# 261-309 MiB. Of these, importing torch with the loop and modules: 492 MiB virtual, 199 MiB resident.
+RUN_MAPS_BYTES = {"disabled": 704 * 2**20, "lite": 768 * 2**20, "full": 2048 * 2**20}
+RUN_RESIDENT_BYTES = 320 * 2**20
+TORCH_BYTES = {"virtual": 492 * 2**20, "resident": 199 * 2**20}
+# a cycle's temporaries and a checkpoint's encoding, as a share of the agents' state (measured 0.57 at
+# 8 000 classical agents: 49 KiB an agent beyond the plan's 86 KiB)
+WORKING_SHARE = 0.75
 
+
+def _change(limit) -> str:
+    if limit.source == "RLIMIT_AS":
+        return "raise the address-space limit (ulimit -v)"
+    if limit.source.startswith("cgroup"):
+        return "raise the job's memory limit (the cgroup's: e.g. Slurm --mem, MemoryMax=)"
+    return "free host memory, or run on a machine with more"
+
+
+def _fixed_bytes(cfg, torch_loaded: bool) -> dict:
+    fixed = {"resident": RUN_RESIDENT_BYTES, "virtual": RUN_MAPS_BYTES.get(cfg.quantum.mode, RUN_MAPS_BYTES["full"])}
+    return {kind: b - TORCH_BYTES[kind] for kind, b in fixed.items()} if torch_loaded else fixed
+
+
+def check_libraries(cfg, limits: list, *, torch_loaded: bool = False) -> None:
+    """UsageError (one line), before torch is imported, when the tightest host memory limit cannot hold even
+    what a run's libraries map before its first agent (:data:`RUN_MAPS_BYTES`); under a tight ``ulimit -v``
+    importing torch would fail with "failed to map segment from shared object"."""
+    from cognition.runtime.memlimits import describe, tightest
+
+    fixed = _fixed_bytes(cfg, torch_loaded)
+    limit = tightest(limits, fixed)
+    if limit is None or fixed[limit.kind] <= limit.headroom_bytes:
+        return
+    flags = {"lite": "--quantum-lite", "disabled": "--disable-quantum"}
+    lighter = [f"quantum.mode {mode} ({flags[mode]}, about {_gib(RUN_MAPS_BYTES[mode])})" for mode in flags
+               if limit.kind == "virtual" and RUN_MAPS_BYTES[mode] < RUN_MAPS_BYTES.get(cfg.quantum.mode, 0)]
+    raise UsageError(f"host memory: the tightest limit, {describe(limit)}, cannot hold what a run in "
+                     f"{cfg.quantum.mode} mode {'maps' if limit.kind == 'virtual' else 'uses'} before its first "
+                     f"agent (torch, the BLAS libraries, the simulator: about {_gib(fixed[limit.kind])}); "
+                     f"{_change(limit)}" + (f", or use {' or '.join(lighter)}" if lighter else ""))
+
+
+def check_host(cfg, n_units: int, *, available: int | None = None, limits: list | None = None,
+               torch_loaded: bool = False) -> dict:
+    """ConfigError, before anything is allocated or written, when run.agents or run.cycles cannot fit
+    the tightest host memory limit (MemAvailable, the cgroup's limit, RLIMIT_AS: ``limits``, read by
+    :func:`cognition.runtime.memlimits.host_limits`; ``available`` alone stands for MemAvailable). Counts
+    the per-agent state with a cycle's working copies, the final analysis over every cycle, and what the
+    libraries map (:data:`RUN_MAPS_BYTES`: virtual memory, against RLIMIT_AS) or touch
+    (:data:`RUN_RESIDENT_BYTES`: against the others), less torch's share when the limits were read after
+    it was imported (``torch_loaded``). Returns the plan (bytes) with the limit it used."""
+    from cognition.runtime.memlimits import HostLimit, describe, tightest
+
+    if limits is None:
+        limits = [] if available is None else [HostLimit("MemAvailable", available, available, "resident")]
     agents, cycles = cfg.run.agents, cfg.run.cycles
-    rows = agents * rows_per_agent(cfg)  # the agents, and their donors and twins
+    per = rows_per_agent(cfg)
+    rows = agents * per  # the agents, and their donors and twins
     history = rows * n_units * 8  # bytes of unit signals per cycle
     state = rows * (classical_bytes_per_agent(cfg) + weight_bytes_per_agent(cfg))
-    plan = {"host_bytes": state + ANALYSIS_COPIES * history * cycles, "available_host_bytes": available}
-    if available is not None and plan["host_bytes"] > available:
-        # the agents' state alone too large: name the agents; else the analysis over every cycle
-        analysis = f"whose final analysis ({agents} agents x {n_units} units x cycles)"
-        field, value, what = (("run.agents", agents, "whose state") if state > available else
-                              ("run.cycles", cycles, analysis))
-        raise ConfigError(field, value, f"a run {what} fits host memory: it needs about "
-                                        f"{_gib(plan['host_bytes'])}, {_gib(available)} is available")
-    return plan
+    host = state + ANALYSIS_COPIES * history * cycles
+    working = state + math.ceil(WORKING_SHARE * state)
+    fixed = _fixed_bytes(cfg, torch_loaded)
+    need = {kind: fixed[kind] + host + working - state for kind in fixed}
+    mem_available = next((lim.headroom_bytes for lim in limits if lim.source == "MemAvailable"), None)
+    limit = tightest(limits, need)
+    plan = {"host_bytes": host, "available_host_bytes": mem_available, "need_bytes": need,
+            "limit": limit.as_dict() if limit else None, "limits": [lim.as_dict() for lim in limits]}
+    if limit is None or need[limit.kind] <= limit.headroom_bytes:
+        return plan
+    room = limit.headroom_bytes - fixed[limit.kind]
+    rows_note = "" if per == 1 else f", {rows} rows with their donors and twins"
+    whose = (f"it needs about {_gib(need[limit.kind])} ({agents} agents{rows_note}: {_gib(working)} of state "
+             f"with a cycle's working copies, {_gib(host - state)} for the final analysis over {cycles} cycles, "
+             f"{_gib(fixed[limit.kind])} {'mapped' if limit.kind == 'virtual' else 'used'} by the libraries "
+             f"in {cfg.quantum.mode} mode)")
+    if working > room:  # the agents' state alone too large: name the agents; else the analysis over every cycle
+        per_agent = (host + working - state) / agents
+        fit = max(0, int(room // per_agent)) if room > 0 else 0
+        lower = f"at most {fit} agents fit: lower run.agents, or" if fit else "not even 1 agent fits:"
+        field, value, what = "run.agents", agents, "whose state"
+    else:
+        fit = int((room - working) // (ANALYSIS_COPIES * history))
+        lower, field, value = f"at most {fit} cycles fit: lower run.cycles, or", "run.cycles", cycles
+        what = f"whose final analysis ({agents} agents x {n_units} units x cycles)"
+    raise ConfigError(field, value, f"a run {what} fits host memory, whose tightest limit is {describe(limit)}: "
+                                    f"{whose}; {lower} {_change(limit)}")
 
 
 def check_disk(cfg, n_units: int, *, run_dir, free_disk: int | None, done: int = 0) -> dict:
     """ConfigError, before anything is written, when the per-cycle files of the cycles still to run
     (after ``done``) cannot fit the free disk. Returns the plan (bytes)."""
     cycles = cfg.run.cycles - done
-    from cognition.controls import rows_per_agent
-
     rows = cfg.run.agents * rows_per_agent(cfg)
     plan = {"disk_bytes": cycles * (rows * n_units * 8 + METRICS_LINE_BYTES), "free_disk_bytes": free_disk}
     if free_disk is not None and plan["disk_bytes"] > free_disk:
