@@ -10,11 +10,13 @@ machines are noisy.
 """
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import sys
 from pathlib import Path
+
+from cognition.cli import OneLineParser
+from cognition.errors import UsageError
 
 SUITES = {
     "phi": "Gaussian Phi: exhaustive MIB (n=4..16) and Queyranne (n=32..128)",
@@ -32,8 +34,8 @@ SUITES = {
 }
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def _parser() -> OneLineParser:
+    p = OneLineParser(
         prog="python -m cognition.bench", add_help=False,
         description="Benchmarks. Suites: " + "; ".join(f"{k}: {v}" for k, v in SUITES.items())
                     + ". A suite's own flags: python -m cognition.bench SUITE --help.",
@@ -45,6 +47,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Exit 0 done; 2 bad input (an unknown suite, a flag or value a suite does not allow, a --json path whose
+    directory is missing): one line on stderr, before any work and before anything is written."""
+    try:
+        return _main(argv)
+    except UsageError as exc:  # a suite's parser (OneLineParser) or its own checks
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args, rest = parser.parse_known_args(argv)
     if args.help and args.suite:

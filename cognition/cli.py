@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 
-from cognition.errors import UsageError
+from cognition.errors import ConfigError, UsageError, abbreviate
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -15,6 +16,9 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
+MAX_INPUT_FILE_BYTES = 1024 * 1024  # a config or sweep YAML file larger than this is refused before parsing
+
+
 def int_at_least(minimum: int):
     """An argparse type: an integer >= ``minimum``, else a message naming the value."""
 
@@ -22,10 +26,61 @@ def int_at_least(minimum: int):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+            raise argparse.ArgumentTypeError(f"{abbreviate(text)} is not an integer") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{value} is not allowed: expected an integer >= {minimum}")
         return value
 
     parse.__name__ = f"integer >= {minimum}"
     return parse
+
+
+def int_between(minimum: int, maximum: int):
+    """An argparse type: an integer from ``minimum`` to ``maximum`` (both allowed), else one line naming the
+    value (abbreviated: cognition.errors.abbreviate) and the range, e.g.
+    ``p.add_argument("--agents", type=int_between(1, 100_000))``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{abbreviate(text)} is not an integer (expected {minimum} to {maximum})") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{abbreviate(value)} is not allowed: expected an integer from {minimum} to {maximum}")
+        return value
+
+    parse.__name__ = f"integer from {minimum} to {maximum}"
+    return parse
+
+
+def check_int_between(field: str, value, minimum: int, maximum: int) -> int:
+    """``value`` (from a file or the API, not argv) if it is an integer from ``minimum`` to ``maximum``; else a
+    ConfigError naming ``field``, the value (abbreviated) and the range. A bool is not an integer here, nor
+    is a float such as 3.0."""
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise ConfigError(field, value, f"an integer from {minimum} to {maximum}")
+    return value
+
+
+def check_file_size(path, what: str = "input file", limit: int = MAX_INPUT_FILE_BYTES) -> None:
+    """Refuse ``path`` before it is read or parsed if it is larger than ``limit`` bytes: a ConfigError (a
+    UsageError, exit 2) naming ``what`` (the flag or field), the file, its size and the limit, e.g.
+    ``--config = 'big.yaml' is not allowed: expected a file of at most 1,048,576 bytes (1024 KiB); it has
+    62,914,560 bytes and is refused unread``. A missing or unreadable file is left to the caller's open()."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return
+    if size > limit:
+        raise ConfigError(what, str(path), f"a file of at most {limit:,} bytes ({limit // 1024} KiB); it has "
+                                           f"{size:,} bytes and is refused unread")
+
+
+def non_empty_path(text: str) -> str:
+    """An argparse type for a path flag such as ``--out``: the text as typed, refused when empty (``--out ""``
+    would otherwise become the working directory, ``Path("") == Path(".")``), quoting what was typed."""
+    if not text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: expected a path")
+    return text

@@ -23,8 +23,9 @@ from typing import Literal, Optional
 import yaml
 
 from cognition import plugin_paths
-from cognition.config_schema import DuplicateKeyError, from_dict, load_yaml, num, to_plain
-from cognition.errors import ConfigError
+from cognition.cli import MAX_INPUT_FILE_BYTES, check_file_size
+from cognition.config_schema import DuplicateKeyError, YamlTooLargeError, from_dict, load_yaml, num, to_plain
+from cognition.errors import ConfigError, first_line
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 MAX_CYCLES = 999_999_999  # checkpoints are named by a 9-digit cycle number
@@ -198,13 +199,28 @@ def read_yaml(path: Path, what: str) -> dict:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(what, str(path), "an existing YAML file")
+    check_file_size(path, what)  # before a byte is parsed: PyYAML takes about 1 s per MiB
     try:
-        data = load_yaml(path.read_text())
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_INPUT_FILE_BYTES + 1)  # the file may have grown since it was measured
+    except OSError as exc:
+        raise ConfigError(what, str(path), f"a readable YAML file ({exc.strerror or exc})") from None
+    if len(raw) > MAX_INPUT_FILE_BYTES:
+        check_file_size(path, what)
+        raise ConfigError(what, str(path), f"a file of at most {MAX_INPUT_FILE_BYTES:,} bytes")
+    try:
+        data = load_yaml(raw.decode("utf-8"))
     except DuplicateKeyError as exc:
         raise ConfigError(what, str(path), f"YAML without repeated keys: {exc}") from None
+    except YamlTooLargeError as exc:
+        raise ConfigError(what, str(path), f"YAML of bounded size ({exc})") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(what, str(path), f"valid YAML ({first})") from None
+    except RecursionError:  # PyYAML composes and builds nested collections recursively
+        raise ConfigError(what, str(path), "YAML nested a few hundred levels deep at most") from None
+    except ValueError as exc:  # a constructor's own limit, e.g. an integer of more than 4300 digits
+        raise ConfigError(what, str(path), f"valid YAML ({first_line(str(exc))[:160]})") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

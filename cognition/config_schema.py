@@ -24,7 +24,68 @@ class DuplicateKeyError(ValueError):
     """A YAML mapping names a key twice; the message says which key and on which lines."""
 
 
+MAX_YAML_NODES = 100_000  # nodes of a YAML document once its aliases (*name) are expanded
+MAX_YAML_TEXT = 4 * 1024 * 1024  # characters of scalar text in it once its aliases are expanded
+MAX_YAML_DEPTH = 100  # levels of nested collections (the composer recurses; the scanner is quadratic in `[` depth)
+
+
+class YamlTooLargeError(ValueError):
+    """A YAML document whose aliases expand past MAX_YAML_NODES nodes or MAX_YAML_TEXT characters (an alias
+    bomb: a few hundred bytes that expand to gigabytes), an alias inside its own anchor, or collections nested
+    more than MAX_YAML_DEPTH levels."""
+
+
+def _check_expansion(root) -> None:
+    """Measure the composed node graph as if every alias were expanded, each shared node once (memoised by
+    id), so the walk costs the file's size, not the expansion's; raise YamlTooLargeError past the limits."""
+    memo: dict[int, tuple[int, int]] = {}
+    open_ids: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            memo[key] = (1, len(node.value))
+            continue
+        children = [c for pair in node.value for c in pair] if isinstance(node, yaml.MappingNode) else node.value
+        if not done:
+            if key in memo:
+                continue
+            if key in open_ids:
+                raise YamlTooLargeError("an alias refers to its own anchor (a structure that contains itself)")
+            open_ids.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in memo)
+            continue
+        if key in memo:
+            continue
+        for c in children:
+            if id(c) in open_ids and id(c) not in memo:
+                raise YamlTooLargeError("an alias refers to its own anchor (a structure that contains itself)")
+        nodes = 1 + sum(memo[id(c)][0] for c in children)
+        text = sum(memo[id(c)][1] for c in children)
+        if nodes > MAX_YAML_NODES or text > MAX_YAML_TEXT:
+            raise YamlTooLargeError(f"its aliases (*name) expand it to more than {MAX_YAML_NODES:,} nodes or "
+                                    f"{MAX_YAML_TEXT // (1024 * 1024)} MiB of text")
+        memo[key] = (nodes, text)
+        open_ids.discard(key)
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
+    def fetch_flow_collection_start(self, TokenClass):  # `[` or `{`: PyYAML's scanner is quadratic in their depth
+        if self.flow_level >= MAX_YAML_DEPTH:
+            raise YamlTooLargeError(f"it nests more than {MAX_YAML_DEPTH} levels")
+        super().fetch_flow_collection_start(TokenClass)
+
+    def add_indent(self, column):  # block collections, one indentation level each
+        if len(self.indents) >= MAX_YAML_DEPTH:
+            raise YamlTooLargeError(f"it nests more than {MAX_YAML_DEPTH} levels")
+        return super().add_indent(column)
+
+    def construct_document(self, node):
+        _check_expansion(node)  # before anything is constructed from it
+        return super().construct_document(node)
+
     def construct_mapping(self, node, deep=False):
         first_line: dict = {}
         for key_node, _ in node.value:
@@ -40,7 +101,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 
 def load_yaml(text: str):
-    """``yaml.safe_load`` that raises :class:`DuplicateKeyError` for a repeated key."""
+    """``yaml.safe_load`` that raises :class:`DuplicateKeyError` for a repeated key and
+    :class:`YamlTooLargeError` for a document whose aliases expand past the limits above."""
     return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
 
 

@@ -9,7 +9,6 @@ on a CPU-only machine. Exit status 0 whatever it finds.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -17,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cognition.errors import describe_error
+from cognition.cli import OneLineParser
+from cognition.errors import UsageError, describe_error
 from cognition.runtime.allocator import alloc_conf_in_effect
 
 MiB = 2**20
@@ -241,9 +241,14 @@ def format_text(report: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cognition.doctor", description=__doc__.splitlines()[0])
+    """Exit 0 whatever the machine offers; 2 for an unknown flag or argument (one line, before any probe)."""
+    parser = OneLineParser(prog="python -m cognition.doctor", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     report = collect()
     print(json.dumps(report, indent=2) if args.json else format_text(report))
     return 0

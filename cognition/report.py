@@ -17,7 +17,8 @@ rebuilds them.
                                                         compare conditions of several runs
                                                         (seeds) each: Welch's t across runs
 
-Exit codes: 0 done; 2 bad input (a path that is not a finished run, a run given twice,
+Exit codes: 0 done; 2 bad input (a path that is not a finished run, a damaged ``unit_history.npy`` (unreadable,
+or fewer cycles than ``metrics.jsonl``: the file and the problem named), a run given twice,
 RUN_DIR arguments mixed with ``--group``, one ``--group`` only, ``--labels`` not one per
 group, an unwritable ``--out``): one line on stderr, no traceback.
 """
@@ -110,9 +111,10 @@ def write(run_dir: Path, report: dict, records, finish=None) -> list[Path]:
 def rebuild(run_dir: str | Path) -> list[Path]:
     """Rebuild a finished run's report from its directory alone; NotARunError for anything else."""
     from cognition.reporting.bands import run_bands
-    from cognition.reporting.rundata import load_run, load_units
+    from cognition.reporting.rundata import check_history, load_run, load_units
 
     run = load_run(run_dir)
+    check_history(run.path, len(run.records))  # a damaged unit_history.npy: refused, not silently left out
     report = dict(run.report)
     units = load_units(run.path, len(run.records))
     if units is not None and run.report["phi"].get("window_cycles"):

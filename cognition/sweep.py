@@ -18,17 +18,21 @@ import os
 import sys
 from pathlib import Path
 
-from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least
-from cognition.errors import UsageError
+from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_between, non_empty_path
+from cognition.errors import UsageError, abbreviate
+
+MAX_WORKERS = 256  # --workers: local processes at once
+MAX_RAY_CPUS = 100_000  # --ray-cpus: CPUs of a local Ray cluster
+MAX_RETRIES = 100  # --retries: resumes of one point
 
 
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed: expected a number > 0")
+        raise argparse.ArgumentTypeError(f"{abbreviate(text)} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: expected a finite number > 0")
     return value
 
 
@@ -36,8 +40,8 @@ def _gpu_share(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 0 or (value > 1 and not value.is_integer()):
+        raise argparse.ArgumentTypeError(f"{abbreviate(text)} is not a number") from None
+    if not value >= 0 or (value > 1 and not value.is_integer()):
         raise argparse.ArgumentTypeError(f"{value} is not allowed: expected a fraction in [0, 1] "
                                          "(GPUs shared by several points) or a whole number of GPUs")
     return value
@@ -49,16 +53,16 @@ def build_parser() -> OneLineParser:
         "finished points are skipped, unfinished ones resumed. Exit 0 when every point completed, "
         "1 when one failed or the sweep stopped, 2 on bad input."))
     p.add_argument("sweep", metavar="SWEEP.yaml", help="sweep file (see docs/sweeps.md)")
-    p.add_argument("--out", metavar="DIR", help="sweep directory (default sweeps/<sweep name>)")
-    p.add_argument("--workers", type=int_at_least(1), metavar="N", help="local processes at once (default 1); "
+    p.add_argument("--out", type=non_empty_path, metavar="DIR", help="sweep directory (default sweeps/<sweep name>)")
+    p.add_argument("--workers", type=int_between(1, MAX_WORKERS), metavar="N", help="local processes at once (default 1); "
                    "each is pinned to its share of the CPU cores")
     p.add_argument("--ray", action="store_true", help="run the points on a local Ray cluster")
     p.add_argument("--ray-address", metavar="ADDR", help="run the points on the existing Ray cluster at ADDR")
-    p.add_argument("--ray-cpus", type=int_at_least(1), metavar="N", help="CPUs of the local Ray cluster (default: all)")
+    p.add_argument("--ray-cpus", type=int_between(1, MAX_RAY_CPUS), metavar="N", help="CPUs of the local Ray cluster (default: all)")
     p.add_argument("--cpus-per-point", type=_positive_float, metavar="C", help="CPUs a Ray task requests (default 1)")
     p.add_argument("--gpus-per-point", type=_gpu_share, metavar="G", help="GPUs a Ray task requests, fractions allowed "
                    "(default 0)")
-    p.add_argument("--retries", type=int_at_least(0), default=2, metavar="N",
+    p.add_argument("--retries", type=int_between(0, MAX_RETRIES), default=2, metavar="N",
                    help="resumes of a killed or stopped point before it counts as failed (default 2)")
     p.add_argument("--inject-fault", metavar="POINT:SPEC", action="append", default=[],
                    help="rehearse a failure: pass --inject-fault SPEC to point POINT (its index or name) "
@@ -90,7 +94,7 @@ def _faults(specs: list[str], spec) -> dict[str, str]:
         where, _, fault = text.partition(":")
         name = by_index.get(where, where if where in names else None)
         if name is None or not fault:
-            raise UsageError(f"--inject-fault {text!r}: expected POINT:SPEC with POINT a point's index "
+            raise UsageError(f"--inject-fault {abbreviate(text)}: expected POINT:SPEC with POINT a point's index "
                              f"(1..{len(spec.points)}) or name")
         try:
             parse_fault_spec(fault)

@@ -119,3 +119,25 @@ def test_unwritable_out_is_one_line_exit_2(two_modes, capsys):
     assert report.main([*map(str, two_modes), "--out", "/proc/hybrid-cognition-test/cmp"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --out /proc/hybrid-cognition-test/cmp"), err
+
+
+@pytest.mark.parametrize("damage", ["truncated", "fewer-cycles"])
+def test_a_damaged_unit_history_is_refused_naming_the_file(damage, tmp_path_factory, tmp_path, capsys):
+    """Issue 33: `report` on a truncated unit_history.npy exited 0 without a word (the Phi bands left out
+    quietly); now one line naming the file and what is wrong, exit 2, and the report files untouched."""
+    run = tmp_path / "run"
+    shutil.copytree(shared_run(tmp_path_factory, "classical", CYCLES), run)
+    history = run / "unit_history.npy"
+    if damage == "truncated":
+        os.truncate(history, history.stat().st_size // 2)
+        what = "cannot be read as the run's unit history"
+    else:
+        units = np.load(history)  # (cycles, rows, units) on disk
+        np.save(history, units[: CYCLES // 2])
+        what = f"holds {CYCLES // 2} cycles of unit signals, metrics.jsonl {CYCLES}"
+    before = {p.name: p.stat().st_mtime_ns for p in run.iterdir()}
+    capsys.readouterr()  # the shared run's own progress lines, when this test made it
+    assert report.main([str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(history) in err[0] and what in err[0], err
+    assert {p.name: p.stat().st_mtime_ns for p in run.iterdir()} == before

@@ -27,11 +27,15 @@ each mode the agent count where agent-cycles/s saturates is reported
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
-from cognition.benchmarks import costs, roofline
+from cognition.benchmarks import costs, device_problem, refuse, roofline, suite_parser
+from cognition.cli import int_between
+
+MAX_AGENTS = 2**20  # --agents: rows of one launch, and the per-agent loop's launches per cycle
+MAX_AGENT_CYCLES = 10**8  # --agents x (--cycles + 1) x --repeats, a row's agent-cycles (about 10^3-10^4 s on a CPU)
+MAX_MACHINE_AGENTS = 16384  # the roofline's batched products: about 0.2 MiB per agent, 3.2 GiB at the top
 
 MODES = {"disabled": "disable-quantum", "lite": "quantum-lite", "full": "full (Aer)"}
 
@@ -64,29 +68,38 @@ def _time_cycles(loop, cycles: int, batch, repeats: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench agents")
-    p.add_argument("--agents", type=int, nargs="+", default=[1, 16, 256],
-                   help="agent counts to time, one row each (run.agents; default 1 16 256)")
+    p = suite_parser("agents", description="Cycles/s and agent-cycles/s per mode and agent count, batched "
+                     "vs a per-agent loop. Every count is bounded, and a row's agents x (cycles + 1) x repeats "
+                     f"at most {MAX_AGENT_CYCLES:,}; each agent count must fit host memory by the run's own plan "
+                     "(cognition/runtime/planner.py); anything else is refused in one line, exit 2, before any work.")
+    p.add_argument("--agents", type=int_between(1, MAX_AGENTS), nargs="+", default=[1, 16, 256],
+                   help=f"agent counts to time, one row each (run.agents; 1 to {MAX_AGENTS}; default 1 16 256)")
     p.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES),
                    help="quantum.mode of the rows (default: all three)")
-    p.add_argument("--cycles", type=int, default=3, help="timed cycles per repeat")
-    p.add_argument("--repeats", type=int, default=3, help="repeats per row; the median is reported (default 3)")
-    p.add_argument("--threads", type=int, default=1, help="torch and OpenBLAS threads (0: library defaults)")
-    p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (runtime.device)")
+    p.add_argument("--cycles", type=int_between(1, 10_000), default=3,
+                   help="timed cycles per repeat (1 to 10000; default 3)")
+    p.add_argument("--repeats", type=int_between(1, 100), default=3,
+                   help="repeats per row; the median is reported (1 to 100; default 3)")
+    p.add_argument("--threads", type=int_between(0, 1024), default=1,
+                   help="torch and OpenBLAS threads (0: library defaults; 0 to 1024; default 1)")
+    p.add_argument("--device", default="auto",
+                   help="auto | cpu | cuda | cuda:N (runtime.device); a device this machine lacks is refused")
     p.add_argument("--compile", choices=["off", "default", "reduce-overhead"], default="off",
                    help="also time the batched step compiled with this runtime.compile mode")
     p.add_argument("--no-loop", action="store_true",
                    help="skip the per-agent loop (its keys are null): it costs agents x the batched time")
     p.add_argument("--no-roofline", action="store_true", help="skip the roofline's machine micro-benchmark")
-    p.add_argument("--machine-agents", type=int, default=4096,
-                   help="batch of the micro-benchmark's small-matrix products (default 4096)")
+    p.add_argument("--machine-agents", type=int_between(1, MAX_MACHINE_AGENTS), default=4096,
+                   help=f"batch of the micro-benchmark's small-matrix products (1 to {MAX_MACHINE_AGENTS}, about "
+                        "0.2 MiB each; default 4096)")
     p.add_argument("--no-phi", action="store_true", help="skip timing the per-cycle Phi")
     p.add_argument("--controls", nargs="+", choices=["yoked", "none"], default=["yoked"],
                    help="control.yoked of the rows: yoked (default; 4 batch rows per agent: the agent, its donor and "
                         "its two twins) and/or none (1 row), timed side by side")
-    p.add_argument("--profile", type=int, default=0, metavar="N",
-                   help="profile each row's batched cycles (cProfile); print the top N functions")
+    p.add_argument("--profile", type=int_between(0, 1000), default=0, metavar="N",
+                   help="profile each row's batched cycles (cProfile); print the top N functions (0 to 1000)")
     args = p.parse_args(argv)
+    _check(args)
     import torch  # noqa: F401  (so that cpu_threads sets torch's pool too)
 
     from cognition.runtime.host_memory import retain_freed_memory
@@ -98,6 +111,37 @@ def main(argv: list[str] | None = None) -> dict:
         result = _run(args)
     result["cpu_threads"], result["host_allocator"] = threads, host_allocator
     return result
+
+
+def _check(args) -> None:
+    """One line on stderr and exit 2, before any work: a row too long, a device this machine lacks, an agent
+    count whose state does not fit host memory by the run's own plan (cognition.runtime.planner.plan_run on
+    the memory available now, half kept as headroom), a micro-benchmark batch that does not fit."""
+    from cognition.runtime.planner import HEADROOM, available_host_bytes, plan_run
+
+    most = max(args.agents)
+    if most * (args.cycles + 1) * args.repeats > MAX_AGENT_CYCLES:
+        refuse([f"--agents {most} x (--cycles {args.cycles} + 1) x --repeats {args.repeats}: "
+                f"{most * (args.cycles + 1) * args.repeats:,} agent-cycles in a row; allowed at most "
+                f"{MAX_AGENT_CYCLES:,}"])
+    refuse([problem for problem in [device_problem("--device", args.device)] if problem])
+    available = available_host_bytes()
+    if available is None:
+        return
+    for mode in args.modes:
+        for control in args.controls:
+            cfg = _config(mode, most, "cpu", control=control)
+            plan = plan_run(cfg, available)
+            if plan.total_bytes > available * (1 - HEADROOM):
+                fit = int(available * (1 - HEADROOM) * most // plan.total_bytes)
+                refuse([f"--agents {most}: does not fit host memory ({MODES[mode]}, control {control}): the run's "
+                        f"memory plan needs about {plan.total_bytes / 2**30:.3g} GiB, {available / 2**30:.3g} GiB "
+                        f"is available with {HEADROOM:.0%} kept as headroom; allowed at most {fit} agents"])
+    roofline_bytes = roofline.machine_bytes(args.machine_agents)
+    if not args.no_roofline and roofline_bytes > available * (1 - HEADROOM):
+        refuse([f"--machine-agents {args.machine_agents}: the micro-benchmark needs about "
+                f"{roofline_bytes / 2**30:.3g} GiB, {available / 2**30:.3g} GiB is available with {HEADROOM:.0%} "
+                f"kept as headroom; lower it or pass --no-roofline"])
 
 
 def _batched(loop, args):

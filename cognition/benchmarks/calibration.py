@@ -21,8 +21,6 @@ is seeded by (seed, family, size, index), so any row can be repeated alone.
 """
 from __future__ import annotations
 
-import argparse
-import concurrent.futures
 import json
 import math
 import time
@@ -31,7 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.benchmarks import refuse
+from cognition.benchmarks import refuse, suite_parser
+from cognition.cli import int_between
+from cognition.runtime.lifeline import bound_pool
 from cognition.runtime.threads import cpu_threads
 
 NULL_SIZES = ((32, 50), (8, 50))
@@ -72,16 +72,16 @@ def applicable_calibration(agents: int, cycles: int, record: Path = RECORD) -> d
                          for r in targets]}
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench calibration",
-                                description="False-positive rates, accuracy and CI coverage of phi.estimate "
+def _parser():
+    p = suite_parser("calibration", description="False-positive rates, accuracy and CI coverage of phi.estimate "
                                             "on ensembles of differing agents.")
     p.add_argument("--systems", type=int, default=200, help="systems per null family and size (default 200)")
     p.add_argument("--draws", type=int, default=100, help="ensembles per accuracy family and size (default 100)")
     p.add_argument("--surrogates", type=int, default=200, help="permutations per test (default 200)")
     p.add_argument("--alpha", type=float, default=0.05, help="test level (default 0.05)")
     p.add_argument("--runs", type=int, default=10, help="loop runs per mode for the real-run family (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="master seed of every generator (default 0)")
+    p.add_argument("--seed", type=int_between(0, 2**32 - 1), default=0,
+                   help="master seed of every generator (0 to 2^32 - 1; default 0)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes, one CPU thread each (default 1)")
     p.add_argument("--only", choices=("nulls", "accuracy"), help="measure one half only")
     return p
@@ -252,8 +252,7 @@ def main(argv: list[str] | None = None) -> dict:
         if args.only != "accuracy":
             runs = {a: [real_run_units(mode, seed, agents=a) for mode in ("lite", "disabled")
                         for seed in range(args.runs)] for a in sorted({a for a, _ in NULL_SIZES})}
-        with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs, initializer=_share,
-                                                    initargs=(vars(args), runs)) as pool:
+        with bound_pool(args.jobs, initializer=_share, initargs=(vars(args), runs)) as pool:  # workers die with us
             if args.only != "accuracy":
                 out["null_families"] = _null_rows(args, pool)
                 largest = max(runs)

@@ -29,41 +29,48 @@ made afresh, so the one command re-measures the current code.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
 
+from cognition.benchmarks import refuse, suite_parser
+from cognition.cli import int_between
+from cognition.runtime.lifeline import bound_pool
+
 COMMAND = "python -m cognition.bench compare"
+MAX_RUNS = 10_000  # runs per mode: 2 x --group-size x --comparisons
+MAX_AGENT_CYCLES = 10**7  # --agents x --cycles of one run
 MODE_FLAGS = {"lite": "--quantum-lite", "disabled": "--disable-quantum", "full": None}
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=COMMAND, description=(
+def _parser():
+    p = suite_parser("compare", description=(
         "False-positive rate at alpha of cognition.report's across-run test of the runs' headline Phi on "
         "same-mode, different-seed groups of runs, beside the within-seed test on the same runs, and the power "
         "between modes."))
     p.add_argument("--modes", nargs="+", choices=sorted(MODE_FLAGS), default=["lite", "disabled"],
                    help="quantum modes to run (default: lite disabled)")
-    p.add_argument("--group-size", type=int, default=5, help="seeds per group (default 5)")
-    p.add_argument("--comparisons", type=int, default=40,
-                   help="disjoint same-mode group comparisons per mode (default 40; needs 2 x group-size x this runs)")
-    p.add_argument("--cycles", type=int, default=50, help="cycles per run (default 50)")
-    p.add_argument("--agents", type=int, default=8, help="agents per run (default 8)")
+    p.add_argument("--group-size", type=int_between(2, 1000), default=5, help="seeds per group (2 to 1000; default 5)")
+    p.add_argument("--comparisons", type=int_between(1, 10_000), default=40,
+                   help="disjoint same-mode group comparisons per mode (default 40; needs 2 x group-size x this runs, "
+                        f"at most {MAX_RUNS} per mode)")
+    p.add_argument("--cycles", type=int_between(1, 100_000), default=50, help="cycles per run (1 to 100000; default 50)")
+    p.add_argument("--agents", type=int_between(1, 4096), default=8, help="agents per run (1 to 4096; default 8)")
     p.add_argument("--control", choices=("yoked", "none"), default="none",
                    help="the runs' causal control (default none: an agent's numbers, and so the Phi compared, are "
                         "bit-identical with and without its yoked twin, which would triple the rows)")
-    p.add_argument("--first-seed", type=int, default=1000, help="seeds first-seed, first-seed + 1, ... (default 1000)")
+    p.add_argument("--first-seed", type=int_between(0, 2**31), default=1000,
+                   help="seeds first-seed, first-seed + 1, ... (0 to 2^31; default 1000)")
     p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--workers", type=int, default=1, help="runs made in parallel processes (default 1)")
+    p.add_argument("--workers", type=int_between(1, 256), default=1,
+                   help="runs made in parallel processes (1 to 256; default 1)")
     p.add_argument("--runs", metavar="DIR", help="keep the runs in DIR and reuse the finished ones there "
                                                 "(default: a temporary directory, removed at the end)")
     return p
@@ -98,7 +105,7 @@ def make_runs(root: Path, jobs: list[tuple[str, int]], args) -> dict[tuple[str, 
     print(f"runs: {len(jobs) - len(todo)} of {len(jobs)} reused from {root}, {len(todo)} to make "
           f"({args.workers} worker{'s' if args.workers > 1 else ''})", flush=True)
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=max(1, args.workers), mp_context=get_context("spawn")) as pool:
+    with bound_pool(max(1, args.workers), mp_context=get_context("spawn")) as pool:  # workers die with us
         futures = [pool.submit(make_run, str(paths[job]), *job, args.cycles, args.agents, args.control) for job in todo]
         for i, f in enumerate(futures, 1):
             f.result()
@@ -209,12 +216,14 @@ def main(argv: list[str] | None = None) -> dict:
     from cognition.reporting.rundata import load_run
 
     args = _parser().parse_args(argv)
-    least = {"group_size": 2, "comparisons": 1, "cycles": 1, "agents": 1, "workers": 1}
-    bad = [f"--{k.replace('_', '-')} {getattr(args, k)}: at least {v}" for k, v in least.items() if getattr(args, k) < v]
-    bad += [] if 0 < args.alpha < 1 else [f"--alpha {args.alpha}: between 0 and 1"]
-    if bad:
-        print(f"error: {bad[0]} allowed", file=sys.stderr)
-        raise SystemExit(2)
+    bad = [] if 0 < args.alpha < 1 else [f"--alpha {args.alpha}: between 0 and 1 allowed"]
+    if 2 * args.group_size * args.comparisons > MAX_RUNS:
+        bad.append(f"--group-size {args.group_size} x --comparisons {args.comparisons}: "
+                   f"{2 * args.group_size * args.comparisons} runs per mode; allowed at most {MAX_RUNS}")
+    if args.agents * args.cycles > MAX_AGENT_CYCLES:
+        bad.append(f"--agents {args.agents} x --cycles {args.cycles}: {args.agents * args.cycles:,} agent-cycles per "
+                   f"run; allowed at most {MAX_AGENT_CYCLES:,}")
+    refuse(bad)
     seeds = list(range(args.first_seed, args.first_seed + 2 * args.group_size * args.comparisons))
     keep = args.runs is not None
     root = Path(args.runs) if keep else Path(tempfile.mkdtemp(prefix="compare-calibration-"))

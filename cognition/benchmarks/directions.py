@@ -32,16 +32,16 @@ shared course removed; cognition.phi.difference).
 """
 from __future__ import annotations
 
-import argparse
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
 from cognition.analysis import DIRECTIONS, direction_rows, loop_verdict
-from cognition.benchmarks import refuse
+from cognition.benchmarks import refuse, suite_parser
+from cognition.cli import int_between
 from cognition.phi.difference import paired_differences
+from cognition.runtime.lifeline import bound_pool
 from cognition.runtime.threads import cpu_threads
 
 MODULE_UNITS, WORKSPACE_UNITS = 5, 2
@@ -51,14 +51,15 @@ CUT = np.array([False] * MODULE_UNITS + [True] * WORKSPACE_UNITS)  # the broadca
 GROUP_ORDER = ("intact", "source", "donor", "yoked", "yoked_proposals", "donor_2", "yoked_2", "yoked_proposals_2")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench directions", description=__doc__.splitlines()[0])
+def _parser():
+    p = suite_parser("directions", description=__doc__.splitlines()[0])
     p.add_argument("--draws", type=int, default=100, help="draws (independent populations) per family and sign")
     p.add_argument("--agents", type=int, default=32, help="agents per draw")
     p.add_argument("--cycles", type=int, default=50, help="time steps per agent")
     p.add_argument("--families", nargs="+", default=list(FAMILIES), choices=FAMILIES, help="which toys")
     p.add_argument("--signs", nargs="+", default=list(SIGNS), choices=SIGNS, help="coupling signs per agent")
-    p.add_argument("--seed", type=int, default=0, help="the first draw's seed (draw d uses seed + d)")
+    p.add_argument("--seed", type=int_between(0, 2**31), default=0,
+                   help="the first draw's seed (draw d uses seed + d; 0 to 2^31)")
     p.add_argument("--world-gain", type=float, default=0.5,
                    help="sd of each unit's gain on the shared drive s_t (0: no shared drive; default 0.5)")
     p.add_argument("--module-coupling", type=float, default=0.1,
@@ -211,7 +212,7 @@ def main(argv: list[str] | None = None) -> dict:
             if args.jobs == 1:
                 rows = [_draw_job(j) for j in jobs]
             else:
-                with ProcessPoolExecutor(min(args.jobs, os.cpu_count() or 1)) as pool:
+                with bound_pool(min(args.jobs, os.cpu_count() or 1)) as pool:  # workers die with us
                     rows = list(pool.map(_draw_job, jobs))
             s = summary(rows)
             s.update(world_gain=args.world_gain, module_coupling=args.module_coupling, seconds=time.perf_counter() - t0)

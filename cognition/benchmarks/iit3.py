@@ -11,11 +11,13 @@ virtualenv).
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
 import numpy as np
+
+from cognition.benchmarks import suite_parser
+from cognition.cli import int_between
 
 from .iit3_networks import sparse_logistic_network
 
@@ -88,15 +90,15 @@ def time_case(case: dict, repeats: int, workers: int = 1) -> tuple[float, object
 
 
 def main(argv: list[str] | None = None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench iit3", description=__doc__.splitlines()[0])
-    p.add_argument("--nodes", type=int, nargs="+", default=[3, 4, 5, 6],
-                   help="node counts to run (7: the 7-node cases, minutes each)")
-    p.add_argument("--repeats", type=int, default=3, help="runs per case below 6 nodes (median)")
-    p.add_argument("--large-repeats", type=int, default=1, help="runs per case of 6 or more nodes")
-    p.add_argument("--workers", type=int, default=1, help="processes for cut evaluation")
+    p = suite_parser("iit3", description=__doc__.splitlines()[0])
+    p.add_argument("--nodes", type=int_between(3, 7), nargs="+", default=[3, 4, 5, 6],
+                   help="node counts to run (3 to 7, the cases there are; 7: the 7-node cases, minutes each)")
+    p.add_argument("--repeats", type=int_between(1, 100), default=3,
+                   help="runs per case below 6 nodes (median; 1 to 100)")
+    p.add_argument("--large-repeats", type=int_between(1, 100), default=1,
+                   help="runs per case of 6 or more nodes (1 to 100)")
+    p.add_argument("--workers", type=int_between(1, 256), default=1, help="processes for cut evaluation (1 to 256)")
     args = p.parse_args(argv)
-    if args.repeats < 1 or args.large_repeats < 1 or args.workers < 1:
-        p.error("--repeats, --large-repeats and --workers must be >= 1")
     rows = []
     print(f"{'case':<10} {'nodes':>5} {'Phi':>11} {'published':>10} {'seconds':>9}")
     for name, case in cases().items():

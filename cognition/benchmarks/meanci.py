@@ -13,22 +13,26 @@ the same series.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
+from cognition.benchmarks import refuse, suite_parser
+from cognition.cli import int_between
+
 SIZES = ((8, 50), (32, 50), (8, 200), (32, 200))
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench meanci", description=__doc__.splitlines()[0])
-    p.add_argument("--runs", type=int, default=300, help="runs per size (default 300)")
-    p.add_argument("--truth-windows", type=int, default=4000,
-                   help="independent stationary windows for the target (default 4000)")
-    p.add_argument("--window", type=int, default=12, help="per-cycle Phi window (default 12, the config's)")
-    p.add_argument("--confidence", type=float, default=0.95)
-    p.add_argument("--seed", type=int, default=7)
+def _parser():
+    p = suite_parser("meanci", description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int_between(1, 100_000), default=300, help="runs per size (1 to 100000; default 300)")
+    p.add_argument("--truth-windows", type=int_between(1, 1_000_000), default=4000,
+                   help="independent stationary windows for the target (1 to 1000000; default 4000)")
+    p.add_argument("--window", type=int_between(2, min(c for _, c in SIZES)), default=12,
+                   help=f"per-cycle Phi window (2 to {min(c for _, c in SIZES)}, the shortest run; default 12, "
+                        "the config's)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (0 < c < 1; default 0.95)")
+    p.add_argument("--seed", type=int_between(0, 2**32 - 1), default=7)
     return p
 
 
@@ -81,6 +85,8 @@ def main(argv: list[str] | None = None) -> dict:
     from cognition.runtime.threads import cpu_threads
 
     args = _parser().parse_args(argv)
+    if not 0.0 < args.confidence < 1.0:  # also NaN
+        refuse([f"--confidence {args.confidence}: allowed 0 < c < 1"])
     rows = []
     with cpu_threads(1):
         for agents, cycles in SIZES:

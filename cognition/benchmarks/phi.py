@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 
+from cognition.benchmarks import device_problem, refuse, suite_parser
+from cognition.cli import int_between
 from cognition.runtime.threads import cpu_threads
 
 
@@ -40,23 +42,30 @@ def _median_seconds(fn, repeats: int) -> tuple[float, float]:
     return float(np.median(wall)), float(np.median(cpu))
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench phi", description=__doc__.split("\n")[0])
-    p.add_argument("--exhaustive", type=int, nargs="+", default=[4, 6, 8, 10, 12, 14, 16], metavar="N")
-    p.add_argument("--queyranne", type=int, nargs="+", default=[32, 64, 96, 128], metavar="N")
-    p.add_argument("--repeats", type=int, default=5, help="timed repeats per size (median reported)")
-    p.add_argument("--agreement", type=int, nargs="*", default=[8, 10, 12, 14, 16], metavar="N",
-                   help="sizes for the Queyranne-vs-exhaustive agreement (none: skip)")
-    p.add_argument("--systems", type=int, default=30, help="random systems per agreement size")
-    p.add_argument("--device", default=None, help="torch device for the exhaustive search (default: numpy)")
-    p.add_argument("--blas-threads", type=int, default=1,
-                   help="OpenBLAS threads while timing (default 1; 0: leave the library default)")
-    p.add_argument("--seed", type=int, default=0)
+def _parser():
+    p = suite_parser("phi", description=__doc__.split("\n")[0])
+    p.add_argument("--exhaustive", type=int_between(2, 20), nargs="+", default=[4, 6, 8, 10, 12, 14, 16],
+                   metavar="N", help="node counts of the exhaustive search (2 to 20: 2^(N-1) - 1 bipartitions)")
+    p.add_argument("--queyranne", type=int_between(2, 256), nargs="+", default=[32, 64, 96, 128], metavar="N",
+                   help="node counts of Queyranne's search (2 to 256)")
+    p.add_argument("--repeats", type=int_between(1, 1000), default=5,
+                   help="timed repeats per size (median reported; 1 to 1000)")
+    p.add_argument("--agreement", type=int_between(2, 20), nargs="*", default=[8, 10, 12, 14, 16], metavar="N",
+                   help="sizes for the Queyranne-vs-exhaustive agreement (2 to 20; none: skip)")
+    p.add_argument("--systems", type=int_between(1, 100_000), default=30,
+                   help="random systems per agreement size (1 to 100000)")
+    p.add_argument("--device", default=None, help="torch device for the exhaustive search: cpu, cuda or cuda:N "
+                                                  "(default: numpy); a device this machine lacks is refused")
+    p.add_argument("--blas-threads", type=int_between(0, 1024), default=1,
+                   help="OpenBLAS threads while timing (default 1; 0: leave the library default; 0 to 1024)")
+    p.add_argument("--seed", type=int_between(0, 2**32 - 1), default=0)
     return p
 
 
 def main(argv: list[str] | None = None) -> dict:
     args = _parser().parse_args(argv)
+    if args.device is not None:
+        refuse([problem for problem in [device_problem("--device", args.device)] if problem])
     with cpu_threads(args.blas_threads or None) as threads:
         print(f"CPU threads: {threads}")
         results = _run(args)

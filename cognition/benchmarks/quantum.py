@@ -6,27 +6,35 @@ All timings in one run, side by side; medians over --repeats.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
 import numpy as np
 
+from cognition.benchmarks import refuse, suite_parser
+from cognition.cli import int_between
 from quantum import angle_encoded_reservoir, make_backend
 from quantum.select import torch_is_faster_on_cpu
 
 TARGETS = {"aer_batched": 3.0, "torch": 10.0}  # required speed-up over the per-set loop (issue 4)
+MAX_AMPLITUDES = 2**24  # --sets x 2^width: 4 kept arrays of float64 probabilities, 512 MiB at the top
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench quantum", description=__doc__.split("\n")[0])
-    p.add_argument("--sets", type=int, default=1000, help="parameter sets per width (default 1000)")
-    p.add_argument("--widths", type=int, nargs="+", default=[4, 8], help="qubit counts (default 4 8)")
-    p.add_argument("--depth", type=int, default=3, help="reservoir layers (default 3)")
-    p.add_argument("--repeats", type=int, default=3, help="timed repeats of each batched call; the median is reported")
-    p.add_argument("--loop-repeats", type=int, default=1,
-                   help="timed repeats of the per-set loop (default 1: it is itself --sets timed calls)")
-    p.add_argument("--threads", type=int, default=2, help="Aer max_parallel_threads and torch threads")
+def _parser():
+    p = suite_parser("quantum", description=__doc__.split("\n")[0] + " The probabilities of every path are kept "
+                     "(4 arrays of sets x 2^width float64): sets x 2^(widest width) is refused above "
+                     f"{MAX_AMPLITUDES:,}, one line, exit 2.")
+    p.add_argument("--sets", type=int_between(1, 100_000), default=1000,
+                   help="parameter sets per width (1 to 100000; default 1000)")
+    p.add_argument("--widths", type=int_between(1, 20), nargs="+", default=[4, 8],
+                   help="qubit counts (1 to 20; default 4 8)")
+    p.add_argument("--depth", type=int_between(1, 100), default=3, help="reservoir layers (1 to 100; default 3)")
+    p.add_argument("--repeats", type=int_between(1, 100), default=3,
+                   help="timed repeats of each batched call; the median is reported (1 to 100)")
+    p.add_argument("--loop-repeats", type=int_between(1, 100), default=1,
+                   help="timed repeats of the per-set loop (default 1: it is itself --sets timed calls; 1 to 100)")
+    p.add_argument("--threads", type=int_between(1, 1024), default=2,
+                   help="Aer max_parallel_threads and torch threads (1 to 1024)")
     p.add_argument("--no-crossover", action="store_true", help="skip the auto-rule crossover sweep")
     return p
 
@@ -86,6 +94,9 @@ def _crossover(args, aer, torch_backend) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> dict:
     args = _parser().parse_args(argv)
+    if args.sets * 2 ** max(args.widths) > MAX_AMPLITUDES:
+        refuse([f"--sets {args.sets} x 2^{max(args.widths)} (--widths): {args.sets * 2 ** max(args.widths):,} "
+                f"probabilities per path; allowed at most {MAX_AMPLITUDES:,} (2^24)"])
     cap = max(max(args.widths), 20)
     common = dict(device="cpu", max_qubits=cap, threads=args.threads, memory_budget_bytes=2**31)
     aer, torch_backend = make_backend("aer", **common), make_backend("torch", **common)

@@ -244,6 +244,14 @@ def _seconds(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
+def machine_bytes(agents: int, copy_mib: int = 256) -> int:
+    """The most memory :func:`machine` holds at once: its largest batched product (both operands and the
+    output), or the copy's source and destination."""
+    products = [(k * k * 3, 8) for k in SQUARE_SIZES] + [(k + k * d + d, 8) for k, d in GEMV_SHAPES]
+    products.append((COMPLEX_SIZE ** 2 * 3, 16))
+    return max(max(agents * n * size for n, size in products), 2 * copy_mib * 2**20)
+
+
 def machine(agents: int = 4096, repeats: int = 5, copy_mib: int = 256) -> dict:
     """The roofs on the current torch threads: GFLOP/s of batched products over ``agents`` (float64
     (k x k)(k x k) at SQUARE_SIZES, the model's GEMVs, complex128 64 x 64) and copy bandwidth (GB/s)."""

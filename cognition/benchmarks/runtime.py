@@ -15,8 +15,8 @@ run directory:
 """
 from __future__ import annotations
 
-import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -24,10 +24,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from cognition.benchmarks import refuse, suite_parser
+from cognition.cli import int_between
+
+MAX_CYCLES = 1_000_000  # --planned and --long (each run writes its unit history: rows x 7 units x 8 B a cycle)
+MAX_AGENT_CYCLES = 10**7  # --agents x the longest run actually made (--long, --first + 1)
+
 
 def _run(out: Path, cycles: int, agents: int, stop_after: int | None) -> dict:
-    cmd = [sys.executable, "-m", "cognition.validate", "--disable-quantum", "--cycles", str(cycles),
-           "--agents", str(agents), "--out", str(out)]
+    # through the sweeps' launcher, which execs cognition.validate bound to this process: it dies with us
+    cmd = [sys.executable, "-m", "cognition.sweeps.launch", str(os.getpid()), "--", "--disable-quantum",
+           "--cycles", str(cycles), "--agents", str(agents), "--out", str(out)]
     if stop_after is not None and stop_after < cycles:
         cmd += ["--inject-fault", f"sigterm@{stop_after}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -45,14 +52,31 @@ def _mean_ms(records, key: str, first: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench runtime")
-    p.add_argument("--planned", type=int, nargs="+", default=[400, 100_000], help="planned run lengths")
-    p.add_argument("--first", type=int, default=400, help="cycles timed at the start of each")
-    p.add_argument("--repeats", type=int, default=3, help="runs per plan, interleaved; medians reported")
-    p.add_argument("--long", type=int, default=20_000, help="cycles of the long run (RSS, checkpoints)")
-    p.add_argument("--rss-from", type=int, default=1000, help="cycle RSS growth is measured from")
-    p.add_argument("--agents", type=int, default=8)
+    p = suite_parser("runtime", description=f"Per-cycle time by planned run length, RSS growth and checkpoint "
+                     f"size over a long run, from real runs of the main job. --agents x the longest run made "
+                     f"(--long, --first + 1) is refused above {MAX_AGENT_CYCLES:,} agent-cycles, one line, exit 2.")
+    p.add_argument("--planned", type=int_between(2, MAX_CYCLES), nargs="+", default=[400, 100_000],
+                   help=f"planned run lengths (2 to {MAX_CYCLES}; each stopped after --first + 1 cycles)")
+    p.add_argument("--first", type=int_between(2, MAX_CYCLES), default=400,
+                   help="cycles timed at the start of each (2 to the shortest --planned)")
+    p.add_argument("--repeats", type=int_between(1, 100), default=3,
+                   help="runs per plan, interleaved; medians reported (1 to 100)")
+    p.add_argument("--long", type=int_between(1, MAX_CYCLES), default=20_000,
+                   help=f"cycles of the long run (RSS, checkpoints; 1 to {MAX_CYCLES})")
+    p.add_argument("--rss-from", type=int_between(1, MAX_CYCLES), default=1000,
+                   help="cycle RSS growth is measured from (1 to --long)")
+    p.add_argument("--agents", type=int_between(1, 4096), default=8, help="agents per run (1 to 4096; default 8)")
     args = p.parse_args(argv)
+    bad = []
+    if args.first > min(args.planned):
+        bad.append(f"--first {args.first}: allowed 2 to the shortest --planned ({min(args.planned)})")
+    if args.rss_from > args.long:
+        bad.append(f"--rss-from {args.rss_from}: allowed 1 to --long ({args.long})")
+    longest = max(args.long, args.first + 1)
+    if args.agents * longest > MAX_AGENT_CYCLES:
+        bad.append(f"--agents {args.agents} x {longest} cycles (the longest run: --long, --first + 1): "
+                   f"{args.agents * longest:,} agent-cycles; allowed at most {MAX_AGENT_CYCLES:,}")
+    refuse(bad)
     out: dict = {"planned": [], "long": {}}
     with tempfile.TemporaryDirectory() as tmp:
         timed: dict = {planned: [] for planned in args.planned}

@@ -24,18 +24,17 @@ mean dwell) are over the run's agents, as in report.json's ``competition``.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
-from cognition.benchmarks import refuse
+from cognition.benchmarks import refuse, suite_parser
 from cognition.config import RunConfig
 from cognition.runtime.threads import cpu_threads
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m cognition.bench workspace", description=__doc__.splitlines()[0])
+def _parser():
+    p = suite_parser("workspace", description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=10, help="seeds (independent populations) per mode and length")
     p.add_argument("--first-seed", type=int, default=0, help="the first seed (seeds first .. first + seeds - 1)")
     p.add_argument("--no-lesion", action="store_true", help="skip the lesion runs")

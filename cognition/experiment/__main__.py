@@ -1,50 +1,56 @@
 """``python -m cognition.experiment ablations ...``: experiments over many runs (docs/quantum-effects.md)."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
+from cognition.cli import OneLineParser, int_between
+from cognition.config import MAX_CYCLES
+from cognition.errors import ConfigError, UsageError, abbreviate
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+MAX_SEEDS = 10_000  # seeds per condition (runs: conditions x seeds)
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m cognition.experiment", description=(
+def _parser() -> OneLineParser:
+    p = OneLineParser(prog="python -m cognition.experiment", description=(
         "Experiments over many runs. ablations: every quantum component against its matched controls and "
         "classical stand-ins, over seeds (independent architectures), with per-contrast effects on Phi and "
-        "behaviour (CI across seeds, Holm-adjusted p-values) in OUT/report.{json,md,html}."))
+        "behaviour (CI across seeds, Holm-adjusted p-values) in OUT/report.{json,md,html}. Bad input (a flag "
+        "value out of range, a run that cannot fit host memory with --workers runs at once by the runs' own plan, "
+        "runs that cannot fit the free disk, an --out that is a file): one line, exit 2, before anything is "
+        "written."))
     sub = p.add_subparsers(dest="experiment", required=True)
-    a = sub.add_parser("ablations", help="the factorial of quantum components and their controls")
+    a = sub.add_parser("ablations", help="the factorial of quantum components and their controls",
+                       description="The factorial of quantum components and their controls (see --help of "
+                                   "python -m cognition.experiment).")
     a.add_argument("--out", required=True, help="the experiment's directory (a later call with it resumes)")
-    a.add_argument("--seeds", type=int, default=10, help="seeds per condition (default 10)")
-    a.add_argument("--first-seed", type=int, default=0, help="seeds first-seed, first-seed + 1, ... (default 0)")
-    a.add_argument("--cycles", type=int, default=200, help="cycles per run (default 200)")
-    a.add_argument("--agents", type=int, default=None,
-                   help="agents per run (default: the configuration's run.agents, 32)")
+    a.add_argument("--seeds", type=int_between(2, MAX_SEEDS), default=10,
+                   help=f"seeds per condition (2 to {MAX_SEEDS}; default 10)")
+    a.add_argument("--first-seed", type=int_between(0, 2**31), default=0,
+                   help="seeds first-seed, first-seed + 1, ... (0 to 2^31; default 0)")
+    a.add_argument("--cycles", type=int_between(2, MAX_CYCLES), default=200,
+                   help=f"cycles per run (2 to {MAX_CYCLES}; default 200)")
+    a.add_argument("--agents", type=int_between(1, 2**30), default=None,
+                   help="agents per run (default: the configuration's run.agents, 32; as many as fit host memory "
+                        "--workers runs at a time)")
     a.add_argument("--config", help="a YAML configuration every condition starts from (default: the defaults)")
     a.add_argument("--quantum-mode", choices=("lite", "full"), default="lite",
                    help="how the quantum components run (default lite, as the main job)")
     a.add_argument("--conditions", help="comma-separated subset of the conditions (the all-quantum reference "
                                         "always runs); default all")
-    a.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
-                   help="runs made in parallel processes (default: up to 2)")
+    a.add_argument("--workers", type=int_between(1, 256), default=min(2, os.cpu_count() or 1),
+                   help="runs made in parallel processes (1 to 256; default: up to 2)")
     return p
 
 
 def _settings(args) -> tuple[dict, list]:
     from cognition.api import configure
-    from cognition.errors import UsageError
     from cognition.experiment.conditions import select
 
-    least = {"seeds": 2, "cycles": 2, "workers": 1}
-    for key, low in least.items():
-        if getattr(args, key) < low:
-            raise UsageError(f"--{key} {getattr(args, key)}: at least {low} allowed")
-    if args.agents is not None and args.agents < 1:
-        raise UsageError(f"--agents {args.agents}: at least 1 allowed")
     config_text = None
     if args.config:
         path = Path(args.config)
@@ -66,11 +72,47 @@ def _settings(args) -> tuple[dict, list]:
                 "agents": args.agents or cfg.run.agents, "quantum_mode": args.quantum_mode,
                 "config": str(Path(args.config).resolve()) if args.config else None, "config_text": config_text,
                 "conditions": [c.name for c in kept]}
+    _check_resources(args, settings, kept)
     return settings, kept
 
 
+def _check_resources(args, settings: dict, kept: list) -> None:
+    """UsageError, before anything is written, when one run (the all-quantum reference, with the settings'
+    seeds, cycles and agents) does not fit host memory with --workers of them at a time, or every run's unit
+    history and metrics do not fit the free disk under --out: the runs' own plan (cognition.runtime.planner,
+    as a run checks itself at its start)."""
+    from cognition.api import configure
+    from cognition.experiment.ablations import config_sections
+    from cognition.runtime.memlimits import host_limits
+    from cognition.runtime.planner import check_disk, check_host, free_disk_bytes
+    from cognition.session import Session
+
+    try:
+        cfg = configure(path=args.config, **config_sections(settings, {}, settings["seeds"][-1]))
+    except ConfigError as exc:  # the flags above a --config file's valid fields
+        raise UsageError(f"{exc} (from --cycles, --agents or --quantum-mode with --config)") from None
+    n_units = Session._n_units(cfg)
+    # --workers runs at a time share MemAvailable and a cgroup's limit; RLIMIT_AS is each process's own
+    limits = host_limits()
+    for shared in ([limits] if args.workers == 1 else [limits, [
+            lim if lim.kind == "virtual" else replace(lim, headroom_bytes=lim.headroom_bytes // args.workers)
+            for lim in limits]]):
+        try:
+            check_host(cfg, n_units, limits=shared)
+        except ConfigError as exc:
+            flag = "--agents" if exc.field == "run.agents" else "--cycles"
+            note = "" if shared is limits else f"; with --workers {args.workers} each run has 1/{args.workers} of it"
+            raise UsageError(f"{flag} {abbreviate(exc.value)}: expected {exc.allowed}{note}") from None
+    runs = len(kept) * len(settings["seeds"])
+    one = check_disk(cfg, n_units, run_dir=args.out, free_disk=None)["disk_bytes"]
+    free = free_disk_bytes(args.out)
+    if free is not None and one * runs > free:
+        raise UsageError(f"--cycles {args.cycles} x {runs} runs (--seeds x conditions): their unit histories and "
+                         f"metrics need about {one * runs / 2**30:.3g} GiB, {free / 2**30:.3g} GiB is free under "
+                         f"--out {abbreviate(args.out)}; lower --cycles, --agents or --seeds")
+
+
 def ablations(args) -> int:
-    from cognition.errors import UsageError
     from cognition.experiment.ablation_report import write_report
     from cognition.experiment.ablations import RunFailed, check_settings, run_all
     from cognition.experiment.conditions import contrasts
@@ -78,10 +120,21 @@ def ablations(args) -> int:
 
     out = Path(args.out)
     try:
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {abbreviate(args.out)}: is a file, not a directory; choose a new or empty "
+                             "directory")
+        above = next((p for p in out.absolute().parents if p.exists()), None)
+        if above is not None and not above.is_dir():
+            raise UsageError(f"--out {abbreviate(args.out)}: cannot create the experiment's directory ({above} is "
+                             "a file, not a directory)")
         settings, conditions = _settings(args)
         check_settings(out, settings)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # the claim (mkdir, experiment.json) failed: a parent that is a file, no permission
+        print(f"error: --out {abbreviate(args.out)}: cannot create the experiment's directory "
+              f"({exc.strerror or exc})", file=sys.stderr)
         return EXIT_USAGE
     t0 = time.perf_counter()
     resume = "python -m cognition.experiment " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
@@ -105,7 +158,11 @@ def ablations(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except UsageError as exc:  # an unknown subcommand, flag or value: one line, not usage text
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     args.argv = argv
     return ablations(args)
 

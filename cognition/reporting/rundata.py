@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from cognition.errors import UsageError
+from cognition.errors import UsageError, first_line
 
 REQUIRED = ("config.yaml", "provenance.json", "metrics.jsonl")
 
@@ -72,6 +72,27 @@ def load_run(path: str | Path) -> RunData:
         raise NotARunError(f"{path}: report.json or config.yaml is not a hybrid-cognition run's")
     return RunData(path, report, _read(path / "metrics.jsonl", _records),
                    _read(path / "provenance.json", json.loads), config)
+
+
+def check_history(path: str | Path, cycles: int) -> None:
+    """NotARunError (one line naming the file and what is wrong) when the run directory's ``unit_history.npy``
+    is there but cannot be read (truncated, not an array) or holds fewer than ``cycles`` cycles: a report
+    rebuilt without it would drop the Phi bands without a word (:func:`load_units` falls back quietly)."""
+    from cognition.runtime.unit_history import HISTORY_NAME, read_history
+
+    f = Path(path) / HISTORY_NAME
+    if not f.is_file():
+        return
+    try:
+        units = read_history(f)
+    except (OSError, ValueError) as exc:
+        raise NotARunError(f"{f}: cannot be read as the run's unit history ({first_line(str(exc))}); "
+                           "it is damaged (truncated?): restore it, or remove it to rebuild the report "
+                           "without the Phi bands") from None
+    if units.ndim != 3 or units.shape[1] < cycles:
+        held = units.shape[1] if units.ndim == 3 else f"an array of shape {units.shape}"
+        raise NotARunError(f"{f}: holds {held} cycles of unit signals, metrics.jsonl {cycles}; it is damaged "
+                           "(truncated?): restore it, or remove it to rebuild the report without the Phi bands")
 
 
 def load_units(path: str | Path, cycles: int) -> np.ndarray | None:

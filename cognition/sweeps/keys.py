@@ -20,7 +20,7 @@ import dataclasses
 import typing
 
 from cognition.config import Config
-from cognition.errors import UsageError
+from cognition.errors import UsageError, abbreviate
 
 SWEEPABLE_SECTIONS = ("run", "quantum", "modules", "workspace", "phi")
 PLUGIN_SETTINGS = ("modules", "settings")  # a free mapping: its keys are plug-in names, then their fields
@@ -61,7 +61,7 @@ def check_sweep_key(key, where: str) -> str:
     ``where`` names the place in the sweep file, e.g. ``"grid"``.
     """
     if not isinstance(key, str) or not key:
-        raise SweepError(f"{where} key {key!r} is not allowed: expected a dotted config key such as "
+        raise SweepError(f"{where} key {abbreviate(key)} is not allowed: expected a dotted config key such as "
                          "modules.hybrid.gamma")
     cls, walked = Config, []
     for part in key.split("."):
@@ -69,20 +69,20 @@ def check_sweep_key(key, where: str) -> str:
             return _plugin_setting(key, where)
         children = _children(cls) if dataclasses.is_dataclass(cls) else {}
         if not children:
-            raise SweepError(f"{where} key '{key}' is not a config key: "
+            raise SweepError(f"{where} key {abbreviate(key)} is not a config key: "
                              f"'{'.'.join(walked)}' is a value, not a section")
         if part not in children:
             here = ".".join(walked) or "the top level"
-            raise SweepError(f"{where} key '{key}' is not a config key (known keys in {here}: "
+            raise SweepError(f"{where} key {abbreviate(key)} is not a config key (known keys in {here}: "
                              f"{', '.join(children)})")
         walked.append(part)
         cls = children[part]
     if dataclasses.is_dataclass(cls):
-        raise SweepError(f"{where} key '{key}' is a section, not a value; sweep one of its keys: "
+        raise SweepError(f"{where} key {abbreviate(key)} is a section, not a value; sweep one of its keys: "
                          + ", ".join(leaf_keys(cls, key + ".")))
     section = walked[0]
     if section in FIXED_SECTIONS:
-        raise SweepError(f"{where} key '{key}' is not sweepable: {FIXED_SECTIONS[section]}; "
+        raise SweepError(f"{where} key {abbreviate(key)} is not sweepable: {FIXED_SECTIONS[section]}; "
                          f"sweepable sections: {', '.join(s + '.*' for s in SWEEPABLE_SECTIONS)}")
     return key
 
@@ -92,7 +92,7 @@ def _plugin_setting(key: str, where: str) -> str:
     checked against the module's ``settings_class`` with each point's configuration)."""
     rest = key.split(".")[len(PLUGIN_SETTINGS):]
     if len(rest) != 2 or not all(part.isidentifier() for part in rest):
-        raise SweepError(f"{where} key '{key}' is not allowed: a plug-in module's setting is swept as "
+        raise SweepError(f"{where} key {abbreviate(key)} is not allowed: a plug-in module's setting is swept as "
                          "modules.settings.NAME.FIELD (NAME the module, FIELD one of its settings_class's fields)")
     return key
 

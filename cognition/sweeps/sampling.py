@@ -22,10 +22,15 @@ import math
 
 import numpy as np
 
+from cognition.cli import check_int_between
+from cognition.errors import ConfigError, abbreviate
 from cognition.sweeps.keys import SweepError, check_sweep_key
 
 DISTRIBUTIONS = ("uniform", "loguniform", "randint", "choice")
 SIGNIFICANT_DIGITS = 6
+MAX_SAMPLE_SEED = 2**64 - 1  # samples.seed: numpy's SeedSequence takes any integer >= 0; bounded to keep it small
+INT64 = (-2**63, 2**63 - 2)
+MAX_CHOICES = 10_000  # values of one choice: distribution  # randint ends: numpy draws int64 (high + 1 must fit too)
 
 
 def _round(x: float) -> float:
@@ -35,39 +40,43 @@ def _round(x: float) -> float:
 def _check_distribution(key: str, spec) -> tuple[str, list]:
     where = f"samples.keys.{key}"
     if not isinstance(spec, dict) or len(spec) != 1:
-        raise SweepError(f"{where} = {spec!r} is not allowed: expected one of "
+        raise SweepError(f"{where} = {abbreviate(spec)} is not allowed: expected one of "
                          + ", ".join(f"{{{d}: [...]}}" for d in DISTRIBUTIONS))
     (dist, args), = spec.items()
     if dist not in DISTRIBUTIONS:
-        raise SweepError(f"{where}: unknown distribution {dist!r}; allowed: {', '.join(DISTRIBUTIONS)}")
+        raise SweepError(f"{where}: unknown distribution {abbreviate(dist)}; allowed: {', '.join(DISTRIBUTIONS)}")
     if not isinstance(args, list) or not args:
-        raise SweepError(f"{where}.{dist} = {args!r} is not allowed: expected a non-empty list")
+        raise SweepError(f"{where}.{dist} = {abbreviate(args)} is not allowed: expected a non-empty list")
     if dist == "choice":
+        if len(args) > MAX_CHOICES:
+            raise SweepError(f"{where}.choice lists {len(args):,} values: more than the limit of {MAX_CHOICES:,}")
         return dist, args
     numeric = all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in args)
-    if len(args) != 2 or not numeric or not args[0] < args[1]:
-        raise SweepError(f"{where}.{dist} = {args!r} is not allowed: expected [low, high] numbers, low < high")
-    if dist == "randint" and not all(isinstance(a, int) for a in args):
-        raise SweepError(f"{where}.randint = {args!r} is not allowed: expected [low, high] integers")
+    if len(args) != 2 or not numeric or not args[0] < args[1] or not math.isfinite(float(args[1]) - float(args[0])):
+        raise SweepError(f"{where}.{dist} = {abbreviate(args)} is not allowed: expected [low, high] finite numbers, low < high")
+    if dist == "randint" and not all(isinstance(a, int) and INT64[0] <= a <= INT64[1] for a in args):
+        raise SweepError(f"{where}.randint = {abbreviate(args)} is not allowed: expected [low, high] integers from {INT64[0]} to {INT64[1]}")
     if dist == "loguniform" and args[0] <= 0:
-        raise SweepError(f"{where}.loguniform = {args!r} is not allowed: expected 0 < low < high")
+        raise SweepError(f"{where}.loguniform = {abbreviate(args)} is not allowed: expected 0 < low < high")
     return dist, args
 
 
-def parse_samples(section) -> tuple[int, int, dict[str, tuple[str, list]]]:
-    """(count, sampler seed, {key: (distribution, args)}) from the ``samples:`` mapping."""
+def parse_samples(section, max_count: int) -> tuple[int, int, dict[str, tuple[str, list]]]:
+    """(count, sampler seed, {key: (distribution, args)}) from the ``samples:`` mapping; ``count`` at most
+    ``max_count`` (the sweep's limit on points), checked before anything is drawn."""
     if not isinstance(section, dict):
-        raise SweepError(f"samples = {section!r} is not allowed: expected a mapping with count, seed, keys")
+        raise SweepError(f"samples = {abbreviate(section)} is not allowed: expected a mapping with count, seed, keys")
     unknown = sorted(set(section) - {"count", "seed", "keys"})
     if unknown:
-        raise SweepError(f"unknown key 'samples.{unknown[0]}'; known keys here: count, seed, keys")
+        raise SweepError(f"unknown key {abbreviate('samples.' + str(unknown[0]))}; known keys here: count, seed, keys")
     count, seed, keys = section.get("count"), section.get("seed", 0), section.get("keys")
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise SweepError(f"samples.count = {count!r} is not allowed: expected an integer >= 1")
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise SweepError(f"samples.seed = {seed!r} is not allowed: expected an integer >= 0")
+    try:
+        check_int_between("samples.count", count, 1, max_count)
+        check_int_between("samples.seed", seed, 0, MAX_SAMPLE_SEED)
+    except ConfigError as exc:
+        raise SweepError(str(exc)) from None
     if not isinstance(keys, dict) or not keys:
-        raise SweepError(f"samples.keys = {keys!r} is not allowed: expected a non-empty mapping "
+        raise SweepError(f"samples.keys = {abbreviate(keys)} is not allowed: expected a non-empty mapping "
                          "of config keys to distributions")
     return count, seed, {check_sweep_key(k, "samples.keys"): _check_distribution(k, v) for k, v in keys.items()}
 
