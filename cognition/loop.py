@@ -65,6 +65,12 @@ CPU_ROWS_PER_LAUNCH = 12288
 AUTOCAST_DTYPES = {None: None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
+def workspace_units(content: torch.Tensor) -> torch.Tensor:
+    """The workspace's unit signals (WORKSPACE_SIGNALS) of a broadcast ``content`` (rows, D): (rows, 2)."""
+    contrast = (content[:, 0::2].sum(dim=1) - content[:, 1::2].sum(dim=1)) / content.shape[1]
+    return torch.stack([content.mean(dim=1), contrast], dim=1)
+
+
 @dataclass
 class LoopState:
     """Everything a cycle reads, one row per batch row (cognition.controls.Population).
@@ -208,8 +214,7 @@ class IntegrationLoop:
         for n, p in proposals.items():
             signals.append(guard.call(n, "units", self.modules[n].units, p, read_prev[index]))
             guard.units(n, signals[-1], rows, len(self.modules[n].unit_signals))
-        contrast = (bc.content[:, 0::2].sum(dim=1) - bc.content[:, 1::2].sum(dim=1)) / bc.content.shape[1]
-        signals.append(torch.stack([bc.content.mean(dim=1), contrast], dim=1))
+        signals.append(workspace_units(bc.content))
         return states, torch.cat(signals, dim=1)
 
     def step(self, state: LoopState, window: np.ndarray | None, batch: int | None = None
@@ -272,8 +277,7 @@ class IntegrationLoop:
         from cognition.competition import cycle_competition
 
         mine = slice_tree(per_agent, self.intact)
-        winners = mine["winner"].cpu().numpy()
-        share = {n: float(np.mean(winners == i)) for i, n in enumerate(self.declared)}
+        share = self.winner_share(per_agent["winner"])
         means = {k: float(v.double().mean()) for k, v in mine.items() if v.dim() == 1 and v.is_floating_point()}
         salience = {k.split(".")[0]: v for k, v in means.items() if k.endswith(".salience")}
         extras = {k: v for k, v in means.items() if not k.endswith(".salience")}
@@ -283,6 +287,11 @@ class IntegrationLoop:
         except ValueError as exc:  # e.g. a unit constant over the window: Phi undefined, not a crash
             phi_now, note = None, str(exc)
         return CycleRecord(cycle, salience, share, extras, phi=phi_now, phi_note=note, competition=competition)
+
+    def winner_share(self, winner: torch.Tensor) -> dict:
+        """Each module's share of the run's agents' winners (``winner``: every row's), as metrics.jsonl has it."""
+        winners = winner[self.intact].cpu().numpy()
+        return {n: float(np.mean(winners == i)) for i, n in enumerate(self.declared)}
 
     def phi_at(self, window: np.ndarray | None, signals: np.ndarray) -> dict | None:
         """Phi over the trailing ``phi_window`` cycles ending with ``signals`` (None while it fills)."""

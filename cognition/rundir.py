@@ -29,7 +29,7 @@ import yaml
 from cognition import __version__, plugin_paths
 from cognition.errors import ConfigError, UsageError
 from cognition.runtime.checkpoint import atomic_write
-from cognition.runtime.lock import LOCK_NAME, RunDirLock
+from cognition.runtime.lock import LOCK_NAME, RunDirBusyError, RunDirLock, busy_holder
 
 CONFIG = "config.yaml"
 # what a start killed before its claim can leave: the lock file, a temporary file of the atomic
@@ -58,6 +58,10 @@ def run_dir_state(path: str | Path) -> str:
 
 def _refuse_used(path: Path) -> None:
     state = run_dir_state(path)
+    holder = busy_holder(path) if state == "run" else None
+    if holder is not None:  # e.g. two processes started with one --out: the other one claimed it first
+        raise RunDirBusyError(f"--out {path}: already holds a run, in use by process {holder}, which holds its lock "
+                              f"({path / LOCK_NAME}); a run directory is never reused: choose a new directory")
     if state == "run":
         raise UsageError(f"--out {path}: already holds a run (config.yaml); a run directory is never reused: "
                          f"continue it with --resume {path}, or choose a new directory")
@@ -82,6 +86,9 @@ def create_run_dir(out: str | Path | None, label: str, config: dict, root: str |
     existing ``out`` is accepted when empty or holding only start-up leftovers; anything
     else is a UsageError and nothing is written.
     """
+    if out is not None and not str(out):  # Path("") is ".": the message would name a directory never typed
+        raise UsageError(f"--out {str(out)!r} is not allowed: expected a directory path (an empty one, or one "
+                         "that does not exist)")
     if out is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = Path(root) / f"{stamp}-{label}-{secrets.token_hex(3)}"
@@ -102,7 +109,7 @@ def create_run_dir(out: str | Path | None, label: str, config: dict, root: str |
     except BaseException:
         lock.release()
         raise
-    return path, lock
+    return path, lock.keep()
 
 
 def check_resumable(path: str | Path) -> Path:

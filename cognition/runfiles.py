@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cognition.rundir import jsonable
 from cognition.runtime.checkpoint import CheckpointError
-from cognition.runtime.unit_history import HISTORY_NAME, UnitHistory, cycles_on_disk
+from cognition.runtime.unit_history import HISTORY_NAME, UnitHistory, cycles_on_disk, read_cycle
 
 METRICS_NAME = "metrics.jsonl"
 _TAIL_BYTES = 1 << 16  # enough to hold the last metrics line before an offset
@@ -66,6 +66,14 @@ class RunFiles:
             raise CheckpointError(f"{HISTORY_NAME} holds {held} cycles, but the checkpoint of cycle {cycle} "
                                   "needs them: it was truncated or replaced")
 
+    def record_at(self, metrics_bytes: int) -> dict | None:
+        """The metrics record that ends at ``metrics_bytes`` (a checkpoint's offset), or None; reads only."""
+        return _last_record_before(self.metrics_path, metrics_bytes)
+
+    def history_row(self, cycle: int):
+        """The unit signals unit_history.npy holds for ``cycle`` (>= 1), (agents, n_units) float64; reads only."""
+        return read_cycle(self.history_path, self.agents, self.n_units, cycle)
+
     def reopen(self, metrics_bytes: int, cycle: int) -> tuple[int, int]:
         """Cut both files back to a checkpoint's offsets and open them for appending; return the
         (metrics lines, history cycles) that were dropped."""
@@ -109,14 +117,22 @@ class RunFiles:
             self.history.close()
 
 
-def _last_cycle_before(path: Path, offset: int) -> int | None:
+def _last_record_before(path: Path, offset: int) -> dict | None:
     with open(path, "rb") as fh:
         start = max(0, offset - _TAIL_BYTES)
         fh.seek(start)
         lines = fh.read(offset - start).splitlines()
     try:
-        return int(json.loads(lines[-1])["cycle"])
-    except (IndexError, ValueError, KeyError, TypeError):
+        record = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _last_cycle_before(path: Path, offset: int) -> int | None:
+    try:
+        return int(_last_record_before(path, offset)["cycle"])
+    except (ValueError, KeyError, TypeError):
         return None
 
 

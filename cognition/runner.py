@@ -20,13 +20,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+import torch
+
 from cognition.errors import ModuleFault
-from cognition.loop import IntegrationLoop, LoopState
+from cognition.loop import WORKSPACE_SIGNALS, IntegrationLoop, LoopState, workspace_units
 from cognition.runfiles import RunFiles
 from cognition.streams import PREVIOUS_SCHEME, SCHEME as STREAMS_SCHEME
 from cognition.runtime.checkpoint import (CheckpointError, CheckpointStore, capture_rng_states,
                                           restore_rng_states)
-from cognition.runtime.oom import classify_oom, free_memory, next_batch, oom_advice
+from cognition.runtime.oom import (classify_oom, free_memory, host_allocation_failure, host_memory_line, next_batch,
+                                  oom_advice, release_frames)
 from cognition.runtime.stop import RunStopped, StopNow, StopRequest, resume_command, stopped_message
 from cognition.runtime.unit_history import UnitWindow
 
@@ -124,10 +128,45 @@ class Runner:
         payload, cycle = self.store.load_latest()
         start = self._from_payload(payload)
         self.files.check(start.offsets["metrics_bytes"], cycle)
+        self._check_state_agrees(start, cycle)
         start.skipped = list(self.store.skipped)
         start.discard = [c for c in self.store.cycles() if c > cycle]
         start.orphans = self.store.orphans()
         return start
+
+    def _check_state_agrees(self, start: Start, cycle: int) -> None:
+        """CheckpointError (one line) unless the restored state is the one that wrote the files' last cycle:
+        the workspace's unit signals its broadcast gives must be those unit_history.npy holds for the cycle,
+        and its winners the winner shares of metrics.jsonl's record for it. The files are written by the
+        cycles, the checkpoint after them: a state of another cycle (or run) under this checkpoint's name,
+        whose checksum and offsets were made to match, is refused here, not continued."""
+        state, name, n_ws = start.state, f"checkpoint ckpt-{cycle:09d}", len(WORKSPACE_SIGNALS)
+        if state.cycle != cycle:
+            raise CheckpointError(f"{name} holds the state of cycle {state.cycle}: refusing to continue from it")
+        if cycle == 0:  # no cycle written yet: nothing to compare
+            return
+        row = self.files.history_row(cycle)
+        if row is None:
+            raise CheckpointError(f"{name}: unit_history.npy does not hold cycle {cycle}")
+        implied = workspace_units(state.broadcast).detach().cpu().double().numpy()
+        recorded = row[:, -n_ws:]
+        # the same arithmetic on the same rows; a tolerance only for a reduction launched over other row blocks
+        tol = 64 * float(torch.finfo(state.broadcast.dtype).eps) * (1.0 + float(np.abs(recorded).max(initial=0.0)))
+        far = np.argwhere(~(np.abs(implied - recorded) <= tol))
+        if len(far):
+            r, u = (int(i) for i in far[0])
+            raise CheckpointError(
+                f"{name}: its state does not match the files' cycle {cycle}: {self.loop.unit_names[-n_ws + u]} of "
+                f"row {r} is {implied[r, u]:.9g} from the checkpoint's broadcast, {recorded[r, u]:.9g} in "
+                f"unit_history.npy ({len(far)} of {implied.size} values differ): a state of another cycle or run "
+                "under this checkpoint's name; refusing to continue from it")
+        record = self.files.record_at(start.offsets["metrics_bytes"]) or {}
+        share = self.loop.winner_share(state.workspace["winner"])
+        if record.get("winner_share") != share:
+            raise CheckpointError(
+                f"{name}: its state does not match the files' cycle {cycle}: its winners give the winner shares "
+                f"{share}, metrics.jsonl's record of cycle {cycle} has {record.get('winner_share')}: a state of "
+                "another cycle or run under this checkpoint's name; refusing to continue from it")
 
     def _from_payload(self, payload: dict) -> Start:
         if payload.get("format") != CHECKPOINT_FORMAT:
@@ -214,6 +253,7 @@ class Runner:
                 kind = classify_oom(exc)
                 if kind is None:
                     raise
+                release_frames(exc)  # the failed try's frames hold its temporaries: drop them, then free
                 free_memory(self.loop.device)
                 # at the floor there is nothing smaller: retry once the cache is freed, same batch
                 smaller = next_batch(current, min(self.cfg.runtime.min_batch, current)) or current
@@ -304,8 +344,11 @@ class Runner:
         return rec
 
     def _advice(self, failure, batch, cycle: int) -> str:
-        kind, _ = failure
+        kind, exc = failure
         advice = oom_advice(kind)
+        memory = host_allocation_failure(exc)
+        if memory is not None:
+            kind = f"{kind}, {host_memory_line(memory)},"
         return (f"cycle {cycle} failed with {kind} on all {self.cfg.runtime.max_retries + 1} tries (agents "
                 f"per launch down to {batch}); a checkpoint was written. To fix: {advice}; then continue "
                 f"with: {resume_command(self.run_dir)}")

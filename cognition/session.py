@@ -13,7 +13,10 @@ import sys
 from pathlib import Path
 
 from cognition.errors import UsageError
+from cognition.runtime import early_signals
 from cognition.runtime.checkpoint import CheckpointError
+from cognition.runtime.memlimits import host_limits
+from cognition.runtime.planner import check_host, check_libraries
 
 
 def note(run_dir, text: str) -> None:
@@ -56,6 +59,7 @@ class Session:
             initial = self.assembly.loop.initial_state()
             from cognition.rundir import create_run_dir
 
+            early_signals.defer()  # from the claim on, a signal stops the run after its cycle-0 checkpoint
             self.run_dir, self.lock = create_run_dir(out, label=cfg.quantum.mode, config=cfg.to_dict())
             self.runner = self._runner()
             self.start = self.runner.fresh(initial)
@@ -88,10 +92,12 @@ class Session:
         return unit_signal_count(cfg) + len(WORKSPACE_SIGNALS)
 
     def _check_host(self, cfg) -> dict:
-        """Agents and cycles against available host memory (ConfigError), before any allocation."""
-        from cognition.runtime.planner import available_host_bytes, check_host
-
-        return check_host(cfg, self._n_units(cfg), available=available_host_bytes())
+        """Agents and cycles against the tightest host memory limit (MemAvailable, the cgroup's, RLIMIT_AS:
+        ConfigError naming it), before any allocation. The limits are read, and what the libraries map checked,
+        before torch is imported: under a tight ``ulimit -v`` that import alone fails."""
+        limits, torch_loaded = host_limits(), "torch" in sys.modules
+        check_libraries(cfg, limits, torch_loaded=torch_loaded)
+        return check_host(cfg, self._n_units(cfg), limits=limits, torch_loaded=torch_loaded)
 
     def _check_disk(self, cfg, where, done: int = 0) -> dict:
         """The cycles still to run against the free disk (ConfigError), before anything is written."""
@@ -177,6 +183,9 @@ class Session:
         from cognition.session_report import resume_note, write_report
 
         started, show = time.perf_counter(), Progress(enabled=self.show_progress)
+        early_signals.defer()  # a resume changes its files from here on: a signal stops it after they match
+        if self.lock is not None:
+            self.lock.keep()  # the PID of the process that used the directory stays in its lock file
         runner = self.runner
         runner.progress = show.bar("cycles", self.cfg.run.cycles)
         with StopRequest() as stop:
@@ -188,6 +197,10 @@ class Session:
                 except (Exception, StopNow) as exc:
                     raise RunStopped(stopped_message(stop.reason(exc), where="while starting", run_dir=self.run_dir,
                                                      last_checkpoint=runner.last_checkpoint)) from exc
+                if stop.signum is not None:  # received while starting (or before: early_signals): no cycle runs
+                    where = f"before cycle {self.start.state.cycle + 1}"
+                    raise RunStopped(stopped_message(StopNow(stop.signum), where=where, run_dir=self.run_dir,
+                                                     last_checkpoint=runner.last_checkpoint))
                 said = resume_note(self.cfg, self.start, self.resume)
                 if said:
                     note(self.run_dir, said)

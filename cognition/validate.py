@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import sys
 
+from cognition.runtime import early_signals
+
+if __name__ == "__main__":  # before the imports below (a second or more): a signal from the first instant is one line
+    early_signals.install()
+
 from cognition.config import RunConfig, available_presets, load_config
-from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least
+from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, non_empty_path
 from cognition.errors import RunFailure, UsageError
 from cognition.reporting import fmt, wording
 from cognition.reporting.sections import calibration_text, criterion_value
@@ -32,7 +37,7 @@ def build_parser() -> OneLineParser:
                         f"(run.agents, default {DEFAULT_AGENTS})")
     p.add_argument("--config", metavar="FILE", help="YAML file overriding the preset")
     p.add_argument("--preset", metavar="NAME", help=f"named preset from configs/: {', '.join(available_presets())}")
-    p.add_argument("--out", metavar="DIR", help="run directory to create (must not exist, or be empty or hold "
+    p.add_argument("--out", type=non_empty_path, metavar="DIR", help="run directory to create (must not exist, or be empty or hold "
                    "only a killed start's leftovers); default runs/<time>-<mode>-<random>")
     p.add_argument("--device", metavar="DEV", help="auto | cpu | cuda | cuda:N (runtime.device, default auto)")
     p.add_argument("--allow-cpu-fallback", action="store_true",
@@ -54,7 +59,7 @@ def build_parser() -> OneLineParser:
                    "(control.lesion)")
     p.add_argument("--quick", action="store_true",
                    help=f"smoke test in seconds: imports, device, {QUICK_CYCLES} cycles, no Phi criteria")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped or killed run from its last good "
+    p.add_argument("--resume", type=non_empty_path, metavar="RUN_DIR", help="continue a stopped or killed run from its last good "
                    "checkpoint (locks RUN_DIR; flags that contradict its config.yaml are refused)")
     p.add_argument("--accept-plugin-change", action="store_true",
                    help="with --resume: continue although a modules.plugins file changed since the run last ran "

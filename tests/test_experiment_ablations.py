@@ -45,7 +45,8 @@ def _argv(out, *extra):
 
 @pytest.mark.parametrize("extra, message", [
     (["--conditions", "bogus"], "--conditions bogus: bogus: not a condition"),
-    (["--seeds", "1"], "--seeds 1: at least 2 allowed"),
+    (["--seeds", "1"], "python -m cognition.experiment ablations: argument --seeds: 1 is not allowed: expected an "
+                       "integer from 2 to 10000"),
     (["--config", "/no/such.yaml"], "--config /no/such.yaml: no such file"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, extra, message):
@@ -101,3 +102,35 @@ def test_the_experiment_runs_reports_matches_noise_and_resumes_to_the_same_numbe
     assert main(_argv(out, "--cycles", "20")) == 2
     assert "holds an experiment made with cycles 14" in capsys.readouterr().err
     assert (out / "experiment.json").read_text() == before
+
+
+def test_a_run_stopped_by_a_signal_is_resumed_not_reused(tmp_path):
+    # Before: a run stopped by SIGTERM/SIGINT returns its results with status "interrupted", and make_run wrote
+    # them as its summary; read_summaries took that summary as a finished run and make_run reused its report,
+    # so a rerun of the experiment never continued the run (its numbers: those of the first cycles only).
+    from cognition.api import Simulator, configure
+    from cognition.experiment.ablations import config_sections, make_run, read_summaries, run_path, summarise
+    from cognition.rundir import write_json
+
+    condition = next(c for c in CONDITIONS if c.name == "classical")
+    settings = {"cycles": 14, "agents": 4, "quantum_mode": "lite", "config": None}
+    out, reference = tmp_path / "exp", tmp_path / "ref"
+    path = run_path(out, condition.name, 3)
+    path.parent.mkdir(parents=True)
+    cfg = configure(**config_sections(settings, overrides(condition, None), 3))
+    with Simulator(cfg, out=path, progress=False, faults="sigterm@6") as sim:  # as a Ctrl-C reaches a worker
+        results = sim.run()
+    status = lambda: json.loads((path / "report.json").read_text())["status"]  # noqa: E731
+    assert results.report["status"] == "interrupted" and status() == "interrupted"
+    write_json(path.with_suffix(".json"), dict(summarise(results), condition=condition.name, seed=3))
+
+    assert read_summaries(out, [condition], [3]) == {condition.name: {}}  # not taken as finished
+    unfinished = []
+    read_summaries(out, [condition], [3], unfinished)
+    assert unfinished == [(condition.name, 3, "interrupted")]  # reported, for run_all's line
+    resumed = make_run(str(out), settings, condition.name, overrides(condition, None), 3)
+    assert resumed["status"] == "completed" and status() == "completed"
+    assert len((path / "metrics.jsonl").read_text().splitlines()) == 14
+    whole = make_run(str(reference), settings, condition.name, overrides(condition, None), 3)
+    assert {k: v for k, v in resumed.items() if k != "seconds"} == {k: v for k, v in whole.items() if k != "seconds"}
+    assert read_summaries(out, [condition], [3])[condition.name][3] == resumed

@@ -60,3 +60,37 @@ def test_eight_concurrent_resumes_one_runs_seven_are_refused(tmp_path, capsys):
         assert len(lines) == 1 and f"in use by process {winner}" in lines[0], stderr
     assert science(out) == science(tmp_path / "ref")
     print(f"8 concurrent resumes: 1 ran (pid {winner}), 7 exited 2 naming it; result bit-identical")
+
+
+def test_an_out_to_a_directory_another_run_holds_names_its_pid(tmp_path, capsys):
+    # Before: the loser of two processes started with one --out said "already holds a run (config.yaml)" and
+    # not who holds it; --resume's refusal named the PID
+    out = tmp_path / "run"
+    proc = command("cognition.validate", *fast_args(tmp_path, cycles=400), "--out", out, wait=False)
+    try:
+        _wait_for_lines(proc, out / "metrics.jsonl", 3)
+        rc, _, err = run(fast_args(tmp_path) + ["--out", out], capsys)
+        assert rc == 2 and len(err) == 1, err
+        assert f"in use by process {proc.pid}" in err[0] and "never reused" in err[0], err
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+    rc, _, err = run(fast_args(tmp_path) + ["--out", out], capsys)  # nobody holds it now: the plain refusal
+    assert rc == 2 and "already holds a run (config.yaml)" in err[0] and "process" not in err[0], err
+
+
+def test_a_refused_resume_leaves_the_lock_file_as_it_was(tmp_path, capsys):
+    # Before: every --resume wrote its PID into .lock as it took the lock, refused or not, so the file named a
+    # process that never used the directory
+    out = tmp_path / "run"
+    rc, _, err = run(fast_args(tmp_path, cycles=6) + ["--out", out], capsys)
+    assert rc in (0, 1), err
+    lock = (out / ".lock").read_bytes()
+    refused = command("cognition.validate", "--resume", out, "--cycles", "7")  # contradicts config.yaml
+    assert refused.returncode == 2 and "contradict" in refused.stderr, refused.stderr
+    assert (out / ".lock").read_bytes() == lock
+    for p in (out / "checkpoints").glob("ckpt-*.npz"):  # refused later, by the session: no usable checkpoint
+        p.write_bytes(p.read_bytes()[:100])
+    refused = command("cognition.validate", "--resume", out)
+    assert refused.returncode == 2 and "no usable checkpoint" in refused.stderr, refused.stderr
+    assert (out / ".lock").read_bytes() == lock

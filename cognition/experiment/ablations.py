@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import shutil
+import signal
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -27,8 +29,10 @@ import numpy as np
 
 from cognition.errors import UsageError
 from cognition.experiment.conditions import REFERENCE, Condition, overrides
+from cognition.runtime.lifeline import bound_pool
 
 SETTINGS_FILE = "experiment.json"
+FINISHED = "completed"  # a run's report status that is reused; any other is resumed
 MUST_MATCH = ("cycles", "agents", "quantum_mode", "config_text", "conditions")  # what a resumed experiment keeps
 
 
@@ -77,7 +81,7 @@ def make_run(out: str, settings: dict, name: str, condition_overrides: dict, see
     summary_file = path.with_suffix(".json")
     quiet = contextlib.redirect_stdout(io.StringIO())
     with quiet, contextlib.redirect_stderr(io.StringIO()):
-        if (path / "report.json").is_file():
+        if run_status(path) == FINISHED:
             from cognition.results import RunResults
             results = RunResults(path)
         elif (path / "checkpoints").is_dir() and any((path / "checkpoints").iterdir()):
@@ -97,14 +101,29 @@ def make_run(out: str, settings: dict, name: str, condition_overrides: dict, see
     return summary
 
 
-def read_summaries(out: Path, conditions: list[Condition], seeds: list[int]) -> dict:
-    """condition -> seed -> summary, for the runs already summarised."""
+def run_status(path: Path) -> str | None:
+    """The status of a run directory's report.json ("completed", "interrupted", "failed"), None without one."""
+    try:
+        return json.loads((path / "report.json").read_text()).get("status")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def read_summaries(out: Path, conditions: list[Condition], seeds: list[int], unfinished: list | None = None) -> dict:
+    """condition -> seed -> summary, for the runs already summarised as finished. A summary of a run that
+    did not finish (stopped by a signal, or an out-of-memory failure: status other than "completed") is
+    left out, so that the run is resumed; its (condition, seed, status) goes to ``unfinished``."""
     found: dict = {c.name: {} for c in conditions}
     for c in conditions:
         for s in seeds:
             f = run_path(out, c.name, s).with_suffix(".json")
-            if f.is_file():
-                found[c.name][s] = json.loads(f.read_text())
+            if not f.is_file():
+                continue
+            summary = json.loads(f.read_text())
+            if summary.get("status") == FINISHED:
+                found[c.name][s] = summary
+            elif unfinished is not None:
+                unfinished.append((c.name, s, summary.get("status")))
     return found
 
 
@@ -154,31 +173,62 @@ def _jobs(conditions, seeds, found, noise: dict | None) -> list[tuple[str, dict,
 
 
 def run_all(out: Path, settings: dict, conditions: list[Condition], workers: int) -> dict:
-    seeds = settings["seeds"]
-    found = read_summaries(out, conditions, seeds)
+    seeds, unfinished = settings["seeds"], []
+    found = read_summaries(out, conditions, seeds, unfinished)
     total = len(conditions) * len(seeds)
     progress = Progress(total, sum(len(v) for v in found.values()))
     print(f"ablations: {len(conditions)} conditions x {len(seeds)} seeds, {progress.done} of {total} runs "
           f"reused from {out}; {workers} worker{'s' if workers > 1 else ''}", flush=True)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        for phase in ("unmeasured", "measured"):
-            noise = None
-            if phase == "measured":
-                noise = {s: found[REFERENCE][s]["noise_var"] for s in seeds}
-            futures = {pool.submit(make_run, str(out), settings, *job): job for job in _jobs(conditions, seeds,
-                                                                                              found, noise)}
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    name, _, seed = futures[f]
-                    if f.exception() is not None:
-                        for other in pending:
-                            other.cancel()
-                        raise RunFailed(name, seed, f.exception())
-                    found[name][seed] = f.result()
-                    progress.tick(found[name][seed])
+    if unfinished:
+        named = ", ".join(f"{name} seed {seed} ({status})" for name, seed, status in unfinished)
+        print(f"ablations: {len(unfinished)} run{'s' if len(unfinished) > 1 else ''} did not finish, resumed: {named}",
+              flush=True)
+    # The workers die with this process, however it dies (cognition.runtime.lifeline). A SIGTERM here is a
+    # stop like Ctrl-C: no new runs, and wait for the runs in flight (which checkpoint and stop when the
+    # signal reached them too, as it does from a terminal, `timeout` or a batch scheduler). At most one run
+    # per worker is submitted at a time, so that no run waits in the pool's queue to start after a stop.
+    with _sigterm_interrupts(), bound_pool(workers, mp_context=get_context("spawn")) as pool:
+        try:
+            for phase in ("unmeasured", "measured"):
+                noise = None
+                if phase == "measured":
+                    noise = {s: found[REFERENCE][s]["noise_var"] for s in seeds}
+                todo, futures, pending = iter(_jobs(conditions, seeds, found, noise)), {}, set()
+                while True:
+                    for job in itertools.islice(todo, workers - len(pending)):
+                        f = pool.submit(make_run, str(out), settings, *job)
+                        futures[f] = job
+                        pending.add(f)
+                    if not pending:
+                        break
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        name, _, seed = futures[f]
+                        if f.exception() is not None:
+                            raise RunFailed(name, seed, f.exception())
+                        found[name][seed] = f.result()
+                        progress.tick(found[name][seed])
+        except KeyboardInterrupt:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     return found
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM raises KeyboardInterrupt while inside (from the main thread; elsewhere nothing changes)."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class RunFailed(Exception):

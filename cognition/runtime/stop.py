@@ -18,6 +18,8 @@ import yaml
 
 from cognition.errors import describe_error
 from cognition.plugins import script_registered
+from cognition.runtime import early_signals
+from cognition.runtime.oom import host_allocation_failure, host_memory_line
 
 
 class StopNow(BaseException):
@@ -43,6 +45,9 @@ class StopRequest:
         self._previous = {}
 
     def __enter__(self) -> "StopRequest":
+        # a signal the command's entry recorded after it deferred (cognition.runtime.early_signals): the run was
+        # asked to stop before this request existed, and stops before its first cycle
+        self.signum = early_signals.pending()
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
                 self._previous[sig] = signal.signal(sig, self._handle)
@@ -86,8 +91,13 @@ def resume_command(run_dir) -> str:
 
 
 def cause(exc: BaseException) -> str:
-    """The failure in a few words: 'a second SIGINT', or 'OSError: [Errno 28] No space left ...'."""
-    return f"{exc} received" if isinstance(exc, StopNow) else describe_error(exc)
+    """The failure in a few words: 'a second SIGINT', 'OSError: [Errno 28] No space left ...', or, when the
+    host ran out of memory (even hidden under another error raised while unwinding), 'out of host memory
+    (MemoryError: ...; tightest limit: RLIMIT_AS ...)'."""
+    if isinstance(exc, StopNow):
+        return f"{exc} received"
+    memory = host_allocation_failure(exc)
+    return host_memory_line(memory) if memory is not None else describe_error(exc)
 
 
 def stopped_message(exc: BaseException, *, where: str, last_checkpoint: int | None, run_dir) -> str:

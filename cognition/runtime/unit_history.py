@@ -111,6 +111,19 @@ def cycles_on_disk(path: str | os.PathLike, agents: int, n_units: int) -> int:
     return max(0, size - HEADER_BYTES) // (agents * n_units * _DTYPE.itemsize)
 
 
+def read_cycle(path: str | os.PathLike, agents: int, n_units: int, cycle: int) -> np.ndarray | None:
+    """The signals of ``cycle`` (1-based), (agents, n_units), read from the file whether committed or not;
+    None when the file does not hold it."""
+    row_bytes = agents * n_units * _DTYPE.itemsize
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(HEADER_BYTES + (cycle - 1) * row_bytes)
+            raw = fh.read(row_bytes)
+    except OSError:
+        return None
+    return np.frombuffer(raw, dtype=_DTYPE).reshape(agents, n_units) if len(raw) == row_bytes else None
+
+
 def read_history(path: str | os.PathLike) -> np.ndarray:
     """The committed cycles as a read-only view (agents, cycles, n_units), memory-mapped."""
     return np.load(path, mmap_mode="r").transpose(1, 0, 2)
