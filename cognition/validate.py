@@ -18,8 +18,6 @@ if __name__ == "__main__":  # before the imports below (a second or more): a sig
 from cognition.config import RunConfig, available_presets, load_config
 from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, non_empty_path
 from cognition.errors import RunFailure, UsageError
-from cognition.reporting import fmt, wording
-from cognition.reporting.sections import calibration_text, criterion_value
 
 QUICK_CYCLES = 3
 DEFAULT_AGENTS = RunConfig().agents  # the help text's default is the configuration's
@@ -173,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _print_summary(report: dict, run_dir, seconds: float) -> None:
     """seconds: the report's ``telemetry.run_wall_seconds`` (cycles, analysis and report), so the two say the same."""
+    from cognition.reporting import fmt, wording  # here, not at the top: --help and bad flags stay fast
+    from cognition.reporting.sections import calibration_text, criterion_value
+
     phi = report["phi"]
     if phi.get("headline_bits") is None:
         line = f"{wording.headline_name(phi)}: not estimated"
