@@ -10,7 +10,9 @@ import logging
 import pytest
 import torch
 
+from cognition.runtime.faults import FaultInjector
 from cognition.runtime.oom import OOM_KINDS, classify_oom, free_memory, next_batch, oom_advice
+from quantum.errors import QuantumMemoryError
 
 
 def _real_cpu_allocator_failure() -> BaseException:
@@ -19,10 +21,6 @@ def _real_cpu_allocator_failure() -> BaseException:
     except BaseException as exc:  # noqa: BLE001 - we want exactly what torch raises
         return exc
     raise AssertionError("torch.empty(10**15) did not fail")
-
-
-class QuantumMemoryError(MemoryError):
-    """Same class name as the quantum package's error: recognised by name, no import."""
 
 
 CASES = [
@@ -39,7 +37,7 @@ CASES = [
                   '"../c10/cuda/CUDACachingAllocator.cpp":1123, please report a bug to PyTorch.'), "nvml_assert"),
     (_real_cpu_allocator_failure(), "cpu_alloc"),
     (MemoryError(), "cpu_alloc"),
-    (QuantumMemoryError("statevector of 34 qubits needs 256 GiB"), "aer_memory"),
+    (QuantumMemoryError(262144.0, 4096.0, source="budget", detail="statevector of 34 qubits"), "aer_memory"),
     (Exception("ERROR: Insufficient memory to run circuit circuit-46 using the statevector simulator. "
                "Required memory: 16M, max memory: 1M"), "aer_memory"),
     # must NOT be retried
@@ -123,6 +121,24 @@ def test_real_cuda_oom_is_classified_and_freed():
 
 
 def test_quantum_packages_own_memory_error():
-    errors = pytest.importorskip("quantum.errors")
-    exc = errors.QuantumMemoryError(16384.0, 1.0, source="aer", detail="Required memory: 16384M")
+    exc = QuantumMemoryError(16384.0, 1.0, source="aer", detail="Required memory: 16384M")
     assert classify_oom(exc) == "aer_memory"
+
+
+def test_aer_memory_is_classified_by_type_not_by_class_name():
+    """Only quantum.errors.QuantumMemoryError (and subclasses) is aer_memory; another class that
+    happens to share its name is classified like any other error of its real type."""
+    namesake_memory = type("QuantumMemoryError", (MemoryError,), {})
+    namesake_plain = type("QuantumMemoryError", (Exception,), {})
+    assert classify_oom(namesake_memory("statevector of 34 qubits needs 256 GiB")) == "cpu_alloc"
+    assert classify_oom(namesake_plain("statevector of 34 qubits needs 256 GiB")) is None
+    subclass = type("DeviceBudgetError", (QuantumMemoryError,), {})
+    assert classify_oom(subclass(64.0, 32.0, source="budget")) == "aer_memory"
+    # the budget message has no "Insufficient memory" text: only the type can make it aer_memory
+    budget = QuantumMemoryError(256.0, 192.0, source="budget", detail="2 copies of 128 MiB")
+    assert "Insufficient memory" not in str(budget) and classify_oom(budget) == "aer_memory"
+    # the injected fault is that very class, so rehearsals take the real path
+    with pytest.raises(QuantumMemoryError) as info:
+        FaultInjector("aer@1").maybe_raise(1)
+    assert type(info.value) is QuantumMemoryError and info.value.source == "aer"
+    assert classify_oom(info.value) == "aer_memory"

@@ -15,8 +15,9 @@ from cognition import sweep
 from cognition.sweeps.keys import SweepError, check_sweep_key, sweepable_keys
 from cognition.sweeps.naming import point_name
 from cognition.sweeps.plots import t_interval
-from cognition.sweeps.point import PointResult
+from cognition.sweeps.point import PointResult, PointTask
 from cognition.sweeps.progress import SweepProgress, format_duration
+from cognition.sweeps.ray_executor import _failed
 from cognition.sweeps.spec import load_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,3 +216,18 @@ def test_t_interval_matches_the_t_table():
     assert mean == 2.0
     assert lo == pytest.approx(2.0 - 2.484138, abs=1e-6) and hi == pytest.approx(2.0 + 2.484138, abs=1e-6)
     assert t_interval([0.5]) == (0.5, None, None)
+
+
+def test_ray_failure_status_is_decided_by_type_not_class_name():
+    """A point whose worker Ray lost (crash, Ray's memory monitor, dead node) is "killed"; any other
+    error, even one whose class is also named OutOfMemoryError (torch's), is "error"."""
+    ray = pytest.importorskip("ray")
+    import torch
+
+    task = PointTask("p", "run", "cfg.yaml", "log", "running")
+    lost = [ray.exceptions.WorkerCrashedError(), ray.exceptions.NodeDiedError("node 1 died"),
+            ray.exceptions.OutOfMemoryError("Task was killed due to the node running low on memory.")]
+    assert [_failed(task, exc, ray).status for exc in lost] == ["killed"] * 3
+    other = [torch.OutOfMemoryError("CUDA out of memory."), type("NodeDiedError", (Exception,), {})("x"),
+             ValueError("bad")]
+    assert [_failed(task, exc, ray).status for exc in other] == ["error"] * 3

@@ -19,8 +19,8 @@ same classifier and recovery path as a real failure (see :mod:`cognition.runtime
   INTERNAL ASSERT text (an OOM in disguise on torch <= 2.13)
 - ``cpu_alloc``: a genuine CPU allocator failure, from ``torch.empty(10**15)`` (4 PB)
 - ``aer``: ``quantum.errors.QuantumMemoryError`` (source="aer", Aer's "Insufficient
-  memory" text as detail), what the quantum package raises when Aer refuses a circuit;
-  the local :class:`QuantumMemoryError` stand-in if the quantum package is absent
+  memory" text as detail), the same class the quantum package's Aer backend raises when
+  Aer refuses a circuit (importing ``quantum.errors`` imports no qiskit)
 - ``sigterm`` / ``sigkill``: the process sends itself that signal (a preempted or
   killed job), to rehearse checkpoint-on-signal and ``--resume``
 - ``enospc``: ``OSError(ENOSPC, "No space left on device")`` when the cycle's results are
@@ -34,6 +34,8 @@ import os
 import signal
 from dataclasses import dataclass
 
+from quantum.errors import QuantumMemoryError
+
 FAULT_KINDS = ("oom", "accelerator_oom", "cublas", "nvml", "cpu_alloc", "aer", "sigterm", "sigkill", "enospc")
 WRITE_KINDS = ("enospc",)  # fired when a cycle's results are written; the others before the cycle runs
 _WHEN = ("first", "always")
@@ -41,10 +43,6 @@ _WHEN = ("first", "always")
 
 class FaultSpecError(ValueError):
     """An ``--inject-fault`` value that does not parse; the message names the bad token."""
-
-
-class QuantumMemoryError(MemoryError):
-    """Stand-in for the quantum package's error when it does not define one."""
 
 
 @dataclass(frozen=True)
@@ -106,14 +104,11 @@ def check_reachable(faults: list[Fault], last: int, done: int = 0) -> None:
         seen[fault.cycle] = fault
 
 
-def _aer_memory_error(tag: str) -> BaseException:
+def _aer_memory_error(tag: str) -> QuantumMemoryError:
+    """The quantum package's own error, as its Aer backend raises it (``quantum.backends.aer``)."""
     detail = ("Insufficient memory to run circuit using the statevector simulator. "
               f"Required memory: 16384M, max memory: 4096M {tag}")
-    try:  # the quantum package's own error, as its Aer backend raises it
-        from quantum.errors import QuantumMemoryError as Quantum
-    except ImportError:
-        return QuantumMemoryError(detail)
-    return Quantum(16384.0, 4096.0, source="aer", detail=detail)
+    return QuantumMemoryError(16384.0, 4096.0, source="aer", detail=detail)
 
 
 def raise_fault(fault: Fault) -> None:

@@ -17,8 +17,9 @@ nvml_assert      "NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_()": on torch <=
                  cannot initialise, the OOM surfaces as this INTERNAL ASSERT
 cpu_alloc        "DefaultCPUAllocator: can't allocate memory", or Python's MemoryError
                  (numpy's "Unable to allocate ...")
-aer_memory       class named ``QuantumMemoryError``, or Aer's "Insufficient memory to run
-                 circuit ..." (the quantum package is never imported here)
+aer_memory       ``quantum.errors.QuantumMemoryError`` (``isinstance``; the module is looked up in
+                 ``sys.modules``, never imported here: an instance implies it is loaded), or
+                 Aer's "Insufficient memory to run circuit ..."
 ===============  ==========================================================================
 """
 from __future__ import annotations
@@ -62,7 +63,8 @@ def _classify_one(exc: BaseException) -> str | None:
     if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: never retried
         return None
     message = str(exc)
-    if any(cls.__name__ == "QuantumMemoryError" for cls in type(exc).__mro__):
+    quantum_errors = sys.modules.get("quantum.errors")  # a QuantumMemoryError implies its module is loaded
+    if quantum_errors is not None and isinstance(exc, quantum_errors.QuantumMemoryError):
         return "aer_memory"
     for fragment, kind in _MESSAGE_KINDS:  # these name the true cause whatever the class
         if fragment in message:

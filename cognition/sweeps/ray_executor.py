@@ -33,12 +33,15 @@ def import_ray():
     return ray
 
 
-def _failed(task: PointTask, exc: Exception) -> PointResult:
+def _failed(task: PointTask, exc: Exception, ray) -> PointResult:
+    """The point's result when ``ray.get`` raised ``exc``: "killed" when Ray lost the worker (crashed,
+    killed by Ray's memory monitor, node died), "error" otherwise; by type, ``ray.exceptions``."""
     cause = getattr(exc, "cause", None)
     if isinstance(cause, PointRetry):  # retries used up: the last attempt's own outcome
         return cause.result
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    status = "killed" if type(exc).__name__ in ("WorkerCrashedError", "OutOfMemoryError", "NodeDiedError") else "error"
+    lost = (ray.exceptions.WorkerCrashedError, ray.exceptions.OutOfMemoryError, ray.exceptions.NodeDiedError)
+    status = "killed" if isinstance(exc, lost) else "error"
     return PointResult(task.name, status, False, -1, 0.0, f"{type(exc).__name__}: {first}"[:300])
 
 
@@ -87,7 +90,7 @@ class RayExecutor:
             try:
                 results.append(self.ray.get(ref))
             except Exception as exc:  # noqa: BLE001 - every Ray failure becomes this point's result
-                results.append(_failed(task, exc))
+                results.append(_failed(task, exc, self.ray))
         return results
 
     def stop(self) -> None:
