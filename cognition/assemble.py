@@ -50,8 +50,10 @@ def _quantum_device(kind: str, run_device: str) -> tuple[str, str | None]:
     return "gpu", None
 
 
-def _quantum_backend(cfg, run_device: str):
-    """The backend every circuit module shares, and a note when it is not on the run's device."""
+def _quantum_backend(cfg, run_device: str, widths: dict):
+    """The backend every circuit module shares, and a note when it is not on the run's device.
+
+    widths: circuit module -> its width after the cap (:func:`cognition.modules.resolve_widths`)."""
     from quantum import BackendUnavailableError, make_backend
 
     q = cfg.quantum
@@ -61,43 +63,30 @@ def _quantum_backend(cfg, run_device: str):
     else:
         kind, threads = q.backend, q.lite_threads
     device, note = _quantum_device(kind, run_device)
-    widths = [getattr(cfg.modules, n).qubits for n in ("expectation", "unconscious") if n in cfg.modules.enabled]
     budget = cfg.runtime.memory_budget_mb * 2**20 if cfg.runtime.memory_budget_mb else None
     try:
         backend = make_backend(kind=kind, device=device, max_qubits=q.qubit_cap, threads=threads,
                                precision=q.precision, memory_budget_bytes=budget,
-                               expected_width=max(widths, default=1), expected_batch=cfg.run.agents)
+                               expected_width=max(widths.values(), default=1), expected_batch=cfg.run.agents)
     except BackendUnavailableError as exc:
         raise UsageError(f"quantum.backend {kind} ({device}): {exc}") from None
     return backend, note
-
-
-def _widths(cfg) -> tuple[dict, list[str]]:
-    from quantum import resolve_width
-
-    widths, notes = {}, []
-    for name in ("expectation", "unconscious"):
-        width, note = resolve_width(getattr(cfg.modules, name).qubits, cfg.quantum.qubit_cap,
-                                    cfg.quantum.on_cap_exceeded)
-        widths[name] = width
-        if note:
-            notes.append(f"{name}: {note}")
-    return widths, notes
 
 
 def assemble(cfg) -> Assembly:
     import torch
 
     from cognition.loop import IntegrationLoop
-    from cognition.modules import build_modules
+    # here, not at the top: the modules import torch, and Session imports this file before its host memory check
+    from cognition.modules import build_modules, resolve_widths
     from cognition.runtime.compile import StepCompiler
 
     device = _device(cfg)
     dtype = torch.float64 if cfg.run.dtype == "float64" else torch.float32
     backend, widths, notes = None, None, []
     if cfg.quantum.mode != "disabled":
-        widths, notes = _widths(cfg)
-        backend, note = _quantum_backend(cfg, device["device"])
+        widths, notes = resolve_widths(cfg)
+        backend, note = _quantum_backend(cfg, device["device"], widths)
         notes += [note] if note else []
     modules = build_modules(cfg, dtype=dtype, device=device["device"], backend=backend, widths=widths)
     loop = IntegrationLoop(cfg, modules, device=device["device"], dtype=dtype)

@@ -1,10 +1,15 @@
 """Typed, validated run configuration and named presets.
 
-A configuration is a tree of frozen dataclasses. Settings that change the
-numbers (``run``, ``quantum``, ``modules``, ``workspace``, ``phi``) are kept apart
-from settings that only change how a run executes (``runtime``) and from the
-success ``criteria``, following PyPhi's habit of making every number traceable
-to the settings that produced it.
+A configuration is a tree of frozen dataclasses. Every field is tagged by what it
+changes (:data:`cognition.config_schema.CHANGES`): ``science`` (the model and its
+analysis), ``numerics`` (the same model computed differently: dtype, precision,
+backend, device, autocast, compilation), ``execution`` (how the run is carried out,
+not meant to change a number) or ``verdict`` (only how the finished numbers
+are judged). Each section's field in :class:`Config` gives its default tag and a
+field that differs names its own, so the tags live here and nowhere else
+(:data:`CHANGES_OF`); a checkpoint records the science and numerics settings and
+``--resume`` names any that differ (:meth:`Config.diff`), following PyPhi's habit of
+making every number traceable to the settings that produced it.
 
 Layering, later wins: built-in defaults < preset (``configs/NAME.yaml``) <
 ``--config FILE`` < command-line flags. Every field is checked on load: an
@@ -24,7 +29,8 @@ import yaml
 
 from cognition import plugin_paths
 from cognition.cli import MAX_INPUT_FILE_BYTES, check_file_size
-from cognition.config_schema import DuplicateKeyError, YamlTooLargeError, from_dict, load_yaml, num, to_plain
+from cognition.config_schema import HASHED, DuplicateKeyError, YamlTooLargeError, field_tags, from_dict, leaves
+from cognition.config_schema import diff as diff_settings, load_yaml, num, section, setting, to_plain
 from cognition.errors import ConfigError, first_line
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
@@ -37,17 +43,17 @@ class RunConfig:
     seed: int = num(0, ge=0)
     agents: int = num(32, ge=1)  # independent agents simulated as one batch (the replications)
     content_dim: int = num(8, ge=2)  # D: length of every proposal and broadcast vector
-    dtype: Literal["float64", "float32"] = "float64"
+    dtype: Literal["float64", "float32"] = setting("float64", "numerics")
 
 
 @dataclass(frozen=True)
 class QuantumConfig:
     mode: Literal["full", "lite", "disabled"] = "full"
-    backend: Literal["auto", "aer", "torch"] = "auto"
+    backend: Literal["auto", "aer", "torch"] = setting("auto", "numerics")  # simulators round differently
     max_qubits: int = num(28, ge=1)  # cap in full mode
     lite_max_qubits: int = num(16, ge=1)  # cap under --quantum-lite
-    lite_threads: int = num(4, ge=1)  # Aer threads under --quantum-lite
-    precision: Literal["double", "single"] = "double"
+    lite_threads: int = num(4, ge=1, changes="execution")  # Aer threads under --quantum-lite
+    precision: Literal["double", "single"] = setting("double", "numerics")
     on_cap_exceeded: Literal["error", "reduce"] = "error"
 
     @property
@@ -148,7 +154,7 @@ class CriteriaConfig:
 
 @dataclass(frozen=True)
 class RuntimeConfig:
-    device: str = "auto"
+    device: str = setting("auto", "numerics")  # CPU and CUDA kernels round differently
     threads: Optional[int] = num(1, ge=1)  # torch and OpenBLAS CPU threads; null: library defaults
     allow_cpu_fallback: bool = False
     batch: Optional[int] = None  # agents per launch; None = all agents at once
@@ -159,25 +165,38 @@ class RuntimeConfig:
     checkpoint_every_seconds: float = num(600.0, gt=0.0)
     keep_checkpoints: int = num(3, ge=1)
     alloc_conf: Optional[str] = None  # PYTORCH_ALLOC_CONF string, e.g. "expandable_segments:True"
-    autocast: Optional[Literal["bf16", "fp16"]] = None
-    compile: Literal["off", "default", "reduce-overhead"] = "off"  # torch.compile of the step's kernels
+    autocast: Optional[Literal["bf16", "fp16"]] = setting(None, "numerics")
+    # torch.compile of the step's kernels: fused kernels round differently from eager ones
+    compile: Literal["off", "default", "reduce-overhead"] = setting("off", "numerics")
     memory_budget_mb: Optional[int] = num(None, ge=1)
     gpu_memory_fraction: Optional[float] = num(None, gt=0.0, le=1.0)  # torch.cuda.set_per_process_memory_fraction
 
 
 @dataclass(frozen=True)
 class Config:
-    run: RunConfig = field(default_factory=RunConfig)
-    quantum: QuantumConfig = field(default_factory=QuantumConfig)
-    modules: ModulesConfig = field(default_factory=ModulesConfig)
-    workspace: WorkspaceConfig = field(default_factory=WorkspaceConfig)
-    control: ControlConfig = field(default_factory=ControlConfig)
-    phi: PhiConfig = field(default_factory=PhiConfig)
-    criteria: CriteriaConfig = field(default_factory=CriteriaConfig)
-    runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
+    # each section's default tag (config_schema.CHANGES); fields that differ name their own above
+    run: RunConfig = section(RunConfig, "science")
+    quantum: QuantumConfig = section(QuantumConfig, "science")
+    modules: ModulesConfig = section(ModulesConfig, "science")
+    workspace: WorkspaceConfig = section(WorkspaceConfig, "science")
+    control: ControlConfig = section(ControlConfig, "science")
+    phi: PhiConfig = section(PhiConfig, "science")
+    criteria: CriteriaConfig = section(CriteriaConfig, "verdict")
+    runtime: RuntimeConfig = section(RuntimeConfig, "execution")
 
     def to_dict(self) -> dict:
         return to_plain(dataclasses.asdict(self))
+
+    def settings(self, changes: tuple[str, ...] = HASHED) -> dict:
+        """Dotted key -> value of every field tagged with one of ``changes`` (default: science and numerics)."""
+        return {k: v for k, v in leaves(self).items() if CHANGES_OF[k] in changes}
+
+    def diff(self, other: "Config", changes: tuple[str, ...] = HASHED) -> list[tuple]:
+        """(key, this value, the other's) for each field tagged with one of ``changes`` that differs."""
+        return diff_settings(self.settings(changes), other.settings(changes))
+
+
+CHANGES_OF = field_tags(Config)  # dotted key -> science | numerics | execution | verdict
 
 
 PHI_SHRINKAGE = (None, "ledoit-wolf")
@@ -250,14 +269,6 @@ def _validate_cross_fields(cfg: Config) -> None:
                           "null with per-agent centring; 'ledoit-wolf' needs phi.centre: pooled")
     if cfg.phi.window <= cfg.phi.lag:
         raise ConfigError("phi.window", cfg.phi.window, f"more cycles than phi.lag ({cfg.phi.lag})")
-    if cfg.quantum.mode != "disabled":
-        cap = cfg.quantum.qubit_cap
-        for name in ("expectation", "unconscious"):
-            width = getattr(cfg.modules, name).qubits
-            runs_circuit = name in cfg.modules.enabled and getattr(getattr(cfg.modules, name), "control", "none") != "classical"
-            if runs_circuit and width > cap and cfg.quantum.on_cap_exceeded == "error":
-                raise ConfigError(f"modules.{name}.qubits", width,
-                                  f"at most the qubit cap {cap} (or quantum.on_cap_exceeded: reduce)")
     for name in MATCHED_CONTROL_MODULES:
         chosen = getattr(cfg.modules, name).control
         if chosen != "none" and cfg.quantum.mode == "disabled":

@@ -5,6 +5,11 @@ raising :class:`ConfigError` (field, value, what is allowed) on the first proble
 Bounds come from field metadata set with :func:`num`; numbers must be finite
 (YAML's ``.inf`` and ``.nan`` are refused). :func:`load_yaml` refuses a mapping
 that repeats a key, where PyYAML would silently keep the last value.
+
+Every field is tagged by what it changes (field metadata ``changes``, one of :data:`CHANGES`, as
+PyPhi 2.0 separates formalism, numerics and infrastructure): a section carries a default tag
+(:func:`section`) and a field that differs from it carries its own (:func:`num`, :func:`setting`).
+:func:`field_tags` reads them; :func:`leaves` and :func:`diff` compare two configurations field by field.
 """
 from __future__ import annotations
 
@@ -106,9 +111,74 @@ def load_yaml(text: str):
     return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
 
 
-def num(default, *, ge=None, gt=None, le=None, lt=None):
-    """A numeric field with bounds, checked by :func:`from_dict`."""
-    return field(default=default, metadata={"ge": ge, "gt": gt, "le": le, "lt": lt})
+# what a setting changes:
+#   science    the model and its analysis: a different value is a different experiment
+#   numerics   the same model computed differently: dtype, precision, backend, device, autocast, compilation
+#              (the numbers differ in their rounding, or more)
+#   execution  how the run is carried out (threads, launch sizes, retries, checkpoints, memory caps): not meant
+#              to change a number (launch sizes: bit for bit, tests/test_batch_invariance.py; thread counts are
+#              not checked bit for bit, and full mode already sets Aer's threads from the machine's cores)
+#   verdict    only how the finished numbers are judged (pass or fail), applied when the report is written
+CHANGES = ("science", "numerics", "execution", "verdict")
+HASHED = ("science", "numerics")  # what a checkpoint's settings guard on --resume (cognition.runner)
+
+
+def _tag(changes):
+    if changes is not None and changes not in CHANGES:
+        raise ValueError(f"changes={changes!r}: expected one of {', '.join(CHANGES)}")
+    return {} if changes is None else {"changes": changes}
+
+
+def num(default, *, ge=None, gt=None, le=None, lt=None, changes=None):
+    """A numeric field with bounds, checked by :func:`from_dict`; ``changes`` when it differs from its section's."""
+    return field(default=default, metadata={"ge": ge, "gt": gt, "le": le, "lt": lt, **_tag(changes)})
+
+
+def setting(default, changes: str):
+    """A field whose tag differs from its section's default."""
+    return field(default=default, metadata=_tag(changes))
+
+
+def section(cls, changes: str):
+    """A nested section and the tag of each of its fields that names none itself."""
+    return field(default_factory=cls, metadata=_tag(changes))
+
+
+def field_tags(cls, inherited: str | None = None, prefix: str = "") -> dict[str, str]:
+    """Dotted key of every leaf field of dataclass ``cls`` -> what it changes; TypeError for a field
+    without a tag (neither its own nor one of a section above it)."""
+    hints, out = typing.get_type_hints(cls), {}
+    for f in dataclasses.fields(cls):
+        tag, key = f.metadata.get("changes", inherited), f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(hints[f.name]):
+            out.update(field_tags(hints[f.name], tag, key + "."))
+        elif tag is None:
+            raise TypeError(f"config field {key} has no 'changes' tag (config_schema.CHANGES)")
+        else:
+            out[key] = tag
+    return out
+
+
+def leaves(obj, prefix: str = "") -> dict:
+    """Dotted key of every leaf field of the dataclass instance ``obj`` -> its value as YAML holds it."""
+    out = {}
+    for f in dataclasses.fields(obj):
+        value, key = getattr(obj, f.name), f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(value):
+            out.update(leaves(value, key + "."))
+        else:
+            out[key] = to_plain(value)
+    return out
+
+
+ABSENT = "(absent)"
+
+
+def diff(before: dict, after: dict) -> list[tuple[str, Any, Any]]:
+    """(key, value in ``before``, value in ``after``) for every dotted key whose values differ, sorted by key;
+    a key only one side has gets :data:`ABSENT` on the other."""
+    return [(k, before.get(k, ABSENT), after.get(k, ABSENT)) for k in sorted(set(before) | set(after))
+            if before.get(k, ABSENT) != after.get(k, ABSENT)]
 
 
 def to_plain(obj):

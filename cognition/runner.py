@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cognition.errors import ModuleFault
+from cognition.config_schema import ABSENT, diff as _diff
+from cognition.errors import ModuleFault, abbreviate
 from cognition.loop import WORKSPACE_SIGNALS, IntegrationLoop, LoopState, workspace_units
 from cognition.runfiles import RunFiles
 from cognition.streams import PREVIOUS_SCHEME, SCHEME as STREAMS_SCHEME
@@ -68,9 +69,43 @@ class RunOutcome:
 
 
 def config_hash(cfg) -> str:
-    """Hash of the settings that change the numbers (runtime settings excluded)."""
+    """Hash of the settings that change the numbers: every field tagged science or numerics
+    (:data:`cognition.config.CHANGES_OF`), by dotted key."""
+    return hashlib.sha256(json.dumps(cfg.settings(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def section_hash(cfg) -> str:
+    """The hash by section name that checkpoints carried before the settings were tagged (every section but
+    ``runtime`` and ``criteria``): still written as the payload's ``config_hash``, so that a release of this
+    major.minor from before the tags resumes a run checkpointed now, and checked for checkpoints without
+    ``settings`` (written before the tags), which record nothing else."""
     science = {k: v for k, v in cfg.to_dict().items() if k not in ("runtime", "criteria")}
     return hashlib.sha256(json.dumps(science, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _shown(value) -> str:
+    return value if value is ABSENT else "null" if value is None else abbreviate(value, 60)
+
+
+def check_settings(payload: dict, cfg) -> None:
+    """CheckpointError (one line) unless ``cfg`` has the science and numerics settings the checkpoint was
+    written with, naming each field that differs with both values; a checkpoint from before the tags carries
+    only :func:`section_hash`, compared as it was then."""
+    saved = payload.get("settings")
+    if saved is None:
+        if payload.get("config_hash") != section_hash(cfg):
+            raise CheckpointError("checkpoint was written by a different configuration (config hash differs; "
+                                  "written before the settings were recorded, it cannot name the field)")
+        return
+    changed = [f"{key} = {_shown(now)} (the checkpoint has {_shown(then)})"
+               for key, then, now in _diff(saved, cfg.settings())]
+    if changed:
+        raise CheckpointError(f"checkpoint was written with other settings that change the numbers: "
+                              f"{'; '.join(changed)}; continuing would splice two computations into one run: "
+                              "restore them in config.yaml, or start a new run")
+    if payload.get("settings_hash") != config_hash(cfg):  # its settings are not those it was written with
+        raise CheckpointError("checkpoint's recorded settings do not match its settings_hash: refusing to "
+                              "continue from it")
 
 
 def check_module_set(saved: dict, running: dict) -> None:
@@ -171,8 +206,7 @@ class Runner:
     def _from_payload(self, payload: dict) -> Start:
         if payload.get("format") != CHECKPOINT_FORMAT:
             raise CheckpointError(f"checkpoint format {payload.get('format')!r} is not {CHECKPOINT_FORMAT!r}")
-        if payload.get("config_hash") != config_hash(self.cfg):
-            raise CheckpointError("checkpoint was written by a different configuration (config hash differs)")
+        check_settings(payload, self.cfg)
         written_with = payload.get("streams", PREVIOUS_SCHEME)
         if written_with != STREAMS_SCHEME:
             raise CheckpointError(f"checkpoint was written with the random streams {written_with!r}; this version "
@@ -221,7 +255,8 @@ class Runner:
 
     def _checkpoint(self, state: LoopState, progress: Progress) -> None:
         offsets = self.files.commit()
-        payload = {"format": CHECKPOINT_FORMAT, "config_hash": config_hash(self.cfg), "cycle": state.cycle,
+        payload = {"format": CHECKPOINT_FORMAT, "config_hash": section_hash(self.cfg), "cycle": state.cycle,
+                   "settings": self.cfg.settings(), "settings_hash": config_hash(self.cfg),
                    "module_set": self._module_set(), "streams": STREAMS_SCHEME,
                    "broadcast": state.broadcast.cpu(),
                    "modules": {n: {k: v.cpu() for k, v in s.items()} for n, s in state.modules.items()},

@@ -34,3 +34,16 @@ def science(run_dir: Path):
     for m in metrics:
         m.pop("timing"), m.pop("telemetry")
     return report, metrics, (run_dir / "unit_history.npy").read_bytes()
+
+
+def finished_run(base: Path) -> Path:
+    """A finished fast run (``fast_args``) in ``base/run``, for tests that copy it and edit what they resume."""
+    assert main([str(a) for a in fast_args(base) + ["--out", base / "run"]]) in (0, 1)
+    return base / "run"
+
+
+def copy_run(run_dir: Path, tmp_path: Path) -> Path:
+    """A copy of ``run_dir`` at ``tmp_path/copy``."""
+    import shutil
+
+    return Path(shutil.copytree(run_dir, tmp_path / "copy"))

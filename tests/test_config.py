@@ -25,8 +25,6 @@ def test_every_preset_loads_and_round_trips(preset):
     ({"phi": {"confidence": 1.0}}, "phi.confidence", "< 1"),
     ({"phi": {"shrinkage": "oas"}}, "phi.shrinkage", "ledoit-wolf"),
     ({"modules": {"enabled": ["expectation", "telepathy"]}}, "modules.enabled", "a registered module: expectation, unconscious, hybrid"),
-    ({"quantum": {"mode": "lite", "lite_max_qubits": 4}, "modules": {"expectation": {"qubits": 6}}},
-     "modules.expectation.qubits", "qubit cap 4"),
     ({"runtime": "fast"}, "runtime", "a mapping"),
 ])
 def test_bad_values_name_field_value_and_allowed(overrides, field, fragment):
@@ -62,6 +60,23 @@ def test_layering_file_over_preset_over_defaults(tmp_path):
     cfg = load_config(preset="quantum_lite", path=f, overrides={"run": {"seed": 3}})
     assert (cfg.run.cycles, cfg.run.seed, cfg.quantum.mode, cfg.quantum.lite_threads) == (7, 3, "lite", 2)
     assert cfg.quantum.qubit_cap == 16
+
+
+def test_a_width_over_the_qubit_cap_is_refused_when_the_run_is_built():
+    # the widths are the modules' classes' (circuit_width): asked when the run is built, before its directory
+    # is claimed, since importing the classes imports torch (after the host memory limits are checked)
+    from cognition.modules import resolve_widths
+
+    cfg = load_config(overrides={"quantum": {"mode": "lite", "lite_max_qubits": 4},
+                                 "modules": {"expectation": {"qubits": 6}, "unconscious": {"qubits": 4}}})
+    with pytest.raises(ConfigError) as info:
+        resolve_widths(cfg)
+    assert info.value.field == "modules.expectation.qubits" and info.value.value == 6
+    assert "at most the qubit cap 4 (or quantum.on_cap_exceeded: reduce)" in str(info.value)
+    classical = load_config(overrides={"quantum": {"mode": "lite", "lite_max_qubits": 4},
+                                       "modules": {"expectation": {"qubits": 6, "control": "classical"},
+                                                   "unconscious": {"qubits": 4}}})
+    assert resolve_widths(classical) == ({"unconscious": 4}, [])  # its classical stand-in runs no circuit
 
 
 def test_reduce_policy_allows_wide_modules():

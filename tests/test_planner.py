@@ -15,9 +15,10 @@ def test_quantum_bytes_by_hand():
     # widest module 12 qubits: 2^12 amplitudes x 8 B (complex64) x 3 copies x 40 rows in one launch (10 agents,
     # their donors, their yoked twins and their proposal-yoked twins)
     assert p.quantum_bytes == 40 * 2**12 * 8 * 3
-    # expectation, quantum: F = 10 <Z> + 10 ring <ZZ> = 20; floats = D + F + (F+1) D + (F+1)^2 + D + 1 (D = 8),
-    # doubled (old and new state), 8 B each (float64)
-    floats = 8 + 20 + 21 * 8 + 21**2 + 8 + 1
+    # expectation, quantum: F = 10 <Z> + 10 ring <ZZ> = 20; floats = the broadcast D, then its features F,
+    # prediction D, RLS readout W (F+1) D and inverse correlation P (F+1)^2 (D = 8), doubled (old and new
+    # state), 8 B each (float64); the quantum unconscious and the hybrid hold no state
+    floats = 8 + 20 + 8 + 21 * 8 + 21**2
     assert classical_bytes_per_agent(cfg) == 2 * floats * 8
     # every agent's own weights, 8 B a value: reservoir angles 2 x 10 qubits x depth 2, association M 12 x D,
     # the hybrid module's action vector D
@@ -90,3 +91,35 @@ def test_the_yoked_control_quadruples_the_rows_planned():
     # the unit history's extra rows: 10 cycles x 3 extra rows x 4 agents x 7 units x 8 B
     assert check_disk(yoked, 7, run_dir="x", free_disk=None)["disk_bytes"] == d_plain + 10 * 3 * 4 * 7 * 8
     assert plan_run(yoked, 1024 * MiB).classical_bytes == 4 * plan_run(plain, 1024 * MiB).classical_bytes
+
+
+@pytest.mark.parametrize("overrides", [
+    {},  # quantum: the reservoir's features and readout, the sampler holds none
+    {"quantum": {"mode": "disabled"}},  # classical: the GRU and the stochastic RNN add hidden states
+    {"modules": {"expectation": {"qubits": 1, "depth": 4}}},  # one qubit: no ring pair
+    {"quantum": {"mode": "lite", "lite_max_qubits": 5, "on_cap_exceeded": "reduce"}},  # planned after the cap
+    {"modules": {"expectation": {"control": "classical_reservoir"}, "unconscious": {"control": "classical"}}},
+])
+def test_the_planner_counts_the_state_each_module_builds(overrides):
+    """What a module declares (state_shapes, weight_shapes) is what its init_state and init_weights make."""
+    import math
+
+    import numpy as np
+    import torch
+
+    from cognition.modules import build_modules, capped_widths, lookup, settings_of, variant_of
+
+    cfg = load_config(overrides=dict(overrides, run={"agents": 2, "content_dim": 5}))
+    widths = capped_widths(cfg)
+    modules = build_modules(cfg, dtype=torch.float64, device="cpu", widths=widths)
+    agents = np.arange(3)
+    floats = cfg.run.content_dim  # the broadcast
+    for m in modules:
+        cls, settings = lookup(m.name, variant_of(cfg, m.name)), settings_of(cfg, m.name)
+        declared = cls.state_shapes(settings, cfg.run.content_dim, widths.get(m.name))
+        assert {k: tuple(v.shape) for k, v in m.init_state(agents, None).items()} == {
+            k: (3, *shape) for k, shape in declared.items()}, m.name
+        assert {k: tuple(v.shape) for k, v in m.init_weights(agents).items()} == {
+            k: (3, *shape) for k, shape in cls.weight_shapes(settings, cfg.run.content_dim, widths.get(m.name)).items()}
+        floats += sum(math.prod(shape) for shape in declared.values())
+    assert classical_bytes_per_agent(cfg) == 2 * floats * 8

@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ from runtools import science
 
 from cognition import plugins
 from cognition.config import load_config
+from cognition.config_schema import num
 from cognition.errors import ConfigError
 from cognition.modules import CognitiveModule, Proposal, RegistrationError, register_module, unregister
 from cognition.rng import blocks_to_uniforms, box_muller, philox4x32
@@ -172,6 +174,100 @@ def test_a_plugin_builds_and_steps_in_the_loop(registered):
     units = units[loop.intact]  # the agents' rows (their donors and yoked twins follow)
     b = torch.tensor(units)  # its unit is mean |b_{t-1}|, which the workspace units bound from below
     assert units.shape == (3, 4, 5) and bool(torch.all(b[:, :, 2] >= 0))
+
+
+@dataclass(frozen=True)
+class WideSettings:
+    qubits: int = num(6, ge=1)
+
+
+class _Wide(CognitiveModule):
+    """A plug-in that runs circuits: <Z_q> of an entangling circuit driven by the broadcast, on the run's
+    shared backend, at the width it is given (its declared width after the qubit cap)."""
+    settings_class = WideSettings
+    unit_signals = ("salience",)
+
+    @classmethod
+    def circuit_width(cls, settings, content_dim):
+        return settings.qubits
+
+    @classmethod
+    def state_shapes(cls, settings, content_dim, width=None):
+        return {"z": (width,)}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from quantum import entangling_sampler
+
+        self.circuit = entangling_sampler(self.width, self.D, 2)
+
+    def init_state(self, agents, streams):
+        return {"z": torch.zeros(len(agents), self.width, dtype=self.dtype, device=self.device)}
+
+    def propose(self, state, inputs, streams, weights):
+        b = inputs["broadcast"]
+        z = self.backend.expectations_z(self.circuit, torch.tanh(b).detach().cpu().double().numpy())
+        z = torch.as_tensor(z, dtype=self.dtype, device=self.device)
+        return Proposal(torch.tanh(b), z.abs().mean(dim=1)), {"z": z}
+
+    def units(self, proposal, b_prev):
+        return proposal.salience[:, None]
+
+
+def _wide(qubits: int, **quantum) -> dict:
+    return {"quantum": {"mode": "lite", **quantum}, "run": {"agents": 2, "content_dim": 4},
+            "runtime": {"device": "cpu"},
+            "modules": {"enabled": ["expectation", "unconscious", "hybrid", "wide"],
+                        "expectation": {"qubits": 4}, "unconscious": {"qubits": 4},
+                        "settings": {"wide": {"qubits": qubits}}}}
+
+
+def test_a_plugin_that_runs_circuits_is_held_to_the_qubit_cap(registered):
+    from looptools import run_loop
+
+    from cognition.assemble import assemble
+
+    registered(_Wide, "wide")
+    for quantum, cap in (({"lite_max_qubits": 4}, 4), ({"mode": "full", "max_qubits": 5}, 5)):
+        with pytest.raises(ConfigError) as info:  # as a built-in's modules.NAME.qubits is, before the run's claim
+            assemble(load_config(overrides=_wide(6, **quantum)))
+        assert info.value.field == "modules.settings.wide" and info.value.value == 6
+        assert f"circuit width (_Wide.circuit_width) of at most the qubit cap {cap}" in str(info.value)
+    assert assemble(load_config(overrides=_wide(4, lite_max_qubits=4))).widths["wide"] == 4
+    with pytest.raises(ConfigError, match="quantum.mode is disabled: _Wide declares a circuit_width"):
+        assemble(load_config(overrides=dict(_wide(4), quantum={"mode": "disabled"})))
+
+    # on_cap_exceeded: reduce lowers it to the cap, with a note, and builds it on the shared backend at that width
+    assembly = assemble(load_config(overrides=_wide(6, lite_max_qubits=4, on_cap_exceeded="reduce")))
+    wide = assembly.loop.modules["wide"]
+    assert assembly.widths == {"expectation": 4, "unconscious": 4, "wide": 4}
+    assert wide.width == 4 and wide.circuit.n_qubits == 4 and wide.backend is assembly.backend
+    assert "wide: width reduced from 6 to 4 qubits by the qubit cap (policy='reduce')" in assembly.notes
+    state, _, units = run_loop(assembly.loop, 3)
+    assert state.modules["wide"]["z"].shape == (len(assembly.loop.agents), 4) and np.isfinite(units).all()
+
+
+def test_a_plugin_that_runs_circuits_is_planned_with_the_state_it_declares(registered):
+    from cognition.runtime.planner import check_fits, classical_bytes_per_agent, plan_run, widest_circuit
+
+    registered(_Wide, "wide")
+    base = _wide(4)
+    base["modules"]["enabled"] = ["expectation", "unconscious", "hybrid"]
+    without, wide = load_config(overrides=base), load_config(overrides=_wide(10))
+    assert (widest_circuit(without), widest_circuit(wide)) == (4, 10)
+    # its statevectors: 2^10 amplitudes x 16 B (complex128) x 3 copies, for every row (2 agents x 4) in one launch
+    p = plan_run(wide, 2**30, working_copies=3)
+    assert p.quantum_bytes == 8 * 2**10 * 16 * 3
+    # its declared state z (10,), doubled (old and new), 8 B a value: the built-ins' state is unchanged
+    assert classical_bytes_per_agent(wide) - classical_bytes_per_agent(without) == 2 * 10 * 8
+    assert p.classical_bytes - plan_run(without, 2**30).classical_bytes == 8 * 2 * 10 * 8
+    reduced = load_config(overrides=_wide(10, lite_max_qubits=6, on_cap_exceeded="reduce"))
+    assert widest_circuit(reduced) == 6  # planned at its width after the cap
+    assert classical_bytes_per_agent(reduced) - classical_bytes_per_agent(without) == 2 * 6 * 8
+    budget = 2 * (p.total_bytes - 1)  # half the budget is headroom: one byte short of the plan
+    with pytest.raises(ConfigError, match="run.agents = 2 .*lower the qubit widths"):
+        check_fits(wide, budget, working_copies=3)
+    check_fits(without, budget, working_copies=3)
 
 
 # -- end to end, in fresh interpreters ---------------------------------------------------------------

@@ -1,6 +1,11 @@
 """The qubit cap is enforced by the package before anything runs (issue 4, item 2)."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -63,3 +68,18 @@ def test_resolve_width_within_the_cap_is_unchanged():
 def test_resolve_width_rejects_bad_arguments(bad):
     with pytest.raises(ValueError):
         resolve_width(**bad)
+
+
+def test_the_cli_refuses_a_module_wider_than_the_cap_in_one_line_before_the_claim(tmp_path):
+    # the widths the modules' classes declare are capped when the run is built: still before its directory
+    config, out = tmp_path / "wide.yaml", tmp_path / "r"
+    config.write_text("quantum: {mode: lite, lite_max_qubits: 4}\nmodules: {expectation: {qubits: 6}}\n")
+    root = Path(__file__).resolve().parent.parent
+    res = subprocess.run([sys.executable, "-m", "cognition.validate", "--config", str(config), "--cycles", "2",
+                          "--agents", "2", "--out", str(out)], capture_output=True, text=True, timeout=240,
+                         env=dict(os.environ, PYTHONPATH=str(root)))
+    assert res.returncode == 2, res.stderr[-2000:]
+    assert res.stderr.strip().splitlines() == [
+        "error: modules.expectation.qubits = 6 is not allowed: expected at most the qubit cap 4 "
+        "(or quantum.on_cap_exceeded: reduce)"]
+    assert not out.exists()

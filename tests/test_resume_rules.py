@@ -8,22 +8,15 @@ rewrote the reports with no note, and --resume with --device cuda was silently i
 import json
 
 import pytest
-from runtools import fast_args, run
+from runtools import copy_run, finished_run, run
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
-    base = tmp_path_factory.mktemp("finished")
-    from cognition.validate import main
-
-    assert main([str(a) for a in fast_args(base) + ["--out", base / "run"]]) in (0, 1)
-    return base / "run"
+    return finished_run(tmp_path_factory.mktemp("finished"))
 
 
-def _copy(run_dir, tmp_path):
-    import shutil
-
-    return shutil.copytree(run_dir, tmp_path / "copy")
+_copy = copy_run
 
 
 def test_deleted_markers_never_restart_over_the_metrics(finished, tmp_path, capsys):

@@ -55,7 +55,10 @@ class CognitiveModule(ABC):
     :func:`cognition.modules.register_module`, a ``cognition.modules`` entry point, or by path in
     ``modules.plugins`` (:mod:`cognition.plugin_paths`). It is built as
     ``cls(settings, content_dim, seed, dtype, device)`` (the default ``__init__`` below), where
-    ``settings`` is its ``settings_class`` filled from ``modules.settings.<name>``, or None.
+    ``settings`` is its ``settings_class`` filled from ``modules.settings.<name>``, or None; a module
+    whose :meth:`circuit_width` is not None also gets ``backend=`` and ``width=`` (its width after the
+    qubit cap). What it declares (:meth:`circuit_width`, :meth:`state_shapes`, :meth:`weight_shapes`)
+    is what the qubit cap and the memory planner count.
     """
 
     name: str = ""
@@ -66,7 +69,8 @@ class CognitiveModule(ABC):
     unit_signals: tuple[str, ...] = ("salience", "content_mean")  # its units of Phi (docs/architecture.md)
     shapes: dict = {}  # this instance's weight_shapes (set by the modules that have weights)
 
-    def __init__(self, settings, content_dim: int, seed: int, dtype: torch.dtype, device: str):
+    def __init__(self, settings, content_dim: int, seed: int, dtype: torch.dtype, device: str, *,
+                 backend=None, width: int | None = None):
         """What a plug-in module is built with (the built-ins have constructors of their own).
 
         settings:    its ``settings_class`` filled from ``modules.settings.<name>``, or None without one
@@ -74,9 +78,14 @@ class CognitiveModule(ABC):
         seed:        the run's master seed (``run.seed``), for :meth:`weight_streams`/:meth:`initial_streams`
         dtype:       ``torch.float64``, or ``torch.float32`` with ``run.dtype: float32``
         device:      the torch device string of the run, e.g. ``"cpu"`` or ``"cuda:0"``
+        backend:     the run's shared quantum backend (``quantum.make_backend``), given only to a module
+                     whose :meth:`circuit_width` is not None; None otherwise
+        width:       the qubits its circuits may use: :meth:`circuit_width` after the qubit cap
+                     (``quantum.on_cap_exceeded: reduce`` may lower it); None for a module without circuits
         """
         self.settings, self.D, self.seed, self.dtype, self.device = settings, content_dim, seed, dtype, device
-        self.shapes = self.weight_shapes(settings, content_dim)
+        self.backend, self.width = backend, width
+        self.shapes = self.weight_shapes(settings, content_dim, width)
 
     @property
     def backend_name(self) -> str:
@@ -87,9 +96,34 @@ class CognitiveModule(ABC):
         """Per-agent shapes of the module's fixed random weights, in weight-index order (default: none).
 
         cfg: the module's settings (as ``__init__`` receives them); content_dim: D; width: the qubit
-        width after the cap, for the built-in circuit modules only (None otherwise).
+        width after the cap, for a module whose :meth:`circuit_width` is not None (None otherwise).
         A weight's index (its position here) picks its random stream, so a weight added
         at the end leaves the others' draws alone.
+        """
+        return {}
+
+    @classmethod
+    def circuit_width(cls, cfg, content_dim: int) -> int | None:
+        """The qubits this module's circuits use as configured, before the qubit cap; None (the default)
+        for a module that runs no circuit.
+
+        cfg: the module's settings (as ``__init__`` receives them); content_dim: D. Asked of the class
+        that runs in the configured mode, and only when ``quantum.mode`` is not disabled: a width over
+        the cap (``quantum.max_qubits``, or ``lite_max_qubits`` under lite) is refused when the run is
+        built (before its directory is claimed), or lowered to the cap with
+        ``quantum.on_cap_exceeded: reduce``; the module
+        is then built with ``backend=`` and ``width=``, and the memory planner counts its statevectors.
+        """
+        return None
+
+    @classmethod
+    def state_shapes(cls, cfg, content_dim: int, width: int | None = None) -> dict[str, tuple[int, ...]]:
+        """Per-row shapes of the state :meth:`init_state` returns, without the leading rows (default: none).
+
+        cfg: the module's settings; content_dim: D; width: its width after the qubit cap (None for a
+        module without circuits). The memory planner counts every row's state from these, in the
+        run's dtype, twice (a cycle builds the new state beside the old); a state not declared here
+        is not planned.
         """
         return {}
 

@@ -40,7 +40,7 @@ import torch
 
 from cognition.modules.base import (CognitiveModule, Proposal, batch_stable, per_agent, rowwise_matmul,
                                     uniform_init)
-from cognition.modules.readout import rls_init, rls_predict, rls_update
+from cognition.modules.readout import rls_init, rls_predict, rls_shapes, rls_update
 
 
 def leaky_readout(features, q, W, leak: float):
@@ -84,6 +84,18 @@ class Expectation(CognitiveModule):
 
     n_features: int
 
+    @classmethod
+    @abstractmethod
+    def feature_count(cls, cfg, width: int | None) -> int:
+        """n_features, the length of the feature map q_t (width: the reservoir's qubits after the cap)."""
+
+    @classmethod
+    def state_shapes(cls, cfg, content_dim, width=None):
+        """features (F,), prediction (D,), the RLS readout W (F+1, D) and its inverse correlation P
+        (F+1, F+1), with F = :meth:`feature_count`."""
+        F = cls.feature_count(cfg, width)
+        return {"features": (F,), "prediction": (content_dim,), **rls_shapes(F + 1, content_dim)}
+
     @abstractmethod
     def features(self, state, broadcast, weights) -> tuple[torch.Tensor, dict]:
         """The feature map q_t = phi(b_{t-1}): (agents, n_features), plus state updates."""
@@ -123,11 +135,20 @@ class QuantumExpectation(Expectation):
             self.circuit = without_entanglers(self.circuit)  # a product state: computed classically
         self.shapes = self.weight_shapes(cfg, content_dim, width)
         self.pairs = [(q, (q + 1) % width) for q in range(width)] if width > 1 else []
-        self.n_features = width + len(self.pairs)
+        self.n_features = self.feature_count(cfg, width)
 
     @property
     def backend_name(self):
         return "torch-product-state-reservoir" if self.control == "classical_reservoir" else self.backend.name
+
+    @classmethod
+    def circuit_width(cls, cfg, content_dim):
+        return cfg.qubits
+
+    @classmethod
+    def feature_count(cls, cfg, width):
+        """<Z_q> of every qubit and <Z_q Z_q+1> of every ring pair (none with one qubit)."""
+        return width + (width if width > 1 else 0)
 
     @classmethod
     def weight_shapes(cls, cfg, content_dim, width=None):
@@ -170,13 +191,21 @@ class ClassicalExpectation(Expectation):
 
     def __init__(self, cfg, content_dim, seed, dtype, device):
         super().__init__(cfg, content_dim, seed, dtype, device)
-        self.n_features = cfg.hidden
+        self.n_features = self.feature_count(cfg)
         self.shapes = self.weight_shapes(cfg, content_dim)
         self._gru = gru_features
 
     @property
     def backend_name(self):
         return f"torch-gru-{torch.device(self.device).type}"
+
+    @classmethod
+    def feature_count(cls, cfg, width=None):
+        return cfg.hidden  # the GRU's hidden state
+
+    @classmethod
+    def state_shapes(cls, cfg, content_dim, width=None):
+        return dict(super().state_shapes(cfg, content_dim), hidden=(cfg.hidden,))
 
     @classmethod
     def weight_shapes(cls, cfg, content_dim, width=None):

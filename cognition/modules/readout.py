@@ -14,6 +14,11 @@ from __future__ import annotations
 import torch
 
 
+def rls_shapes(n_features: int, n_outputs: int) -> dict[str, tuple[int, ...]]:
+    """Per-agent shapes of the readout's state, as :func:`rls_init` makes it: W (F, D) and P (F, F)."""
+    return {"W": (n_features, n_outputs), "P": (n_features, n_features)}
+
+
 def rls_init(agents: int, n_features: int, n_outputs: int, ridge: float, dtype, device):
     eye = torch.eye(n_features, dtype=dtype, device=device)
     return {

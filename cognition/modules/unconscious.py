@@ -99,6 +99,10 @@ class QuantumUnconscious(Unconscious):
         return self.backend.name
 
     @classmethod
+    def circuit_width(cls, cfg, content_dim):
+        return cfg.qubits
+
+    @classmethod
     def weight_shapes(cls, cfg, content_dim, width=None):
         return {"M_T": (width, content_dim)}
 
@@ -150,6 +154,10 @@ class ClassicalUnconscious(Unconscious):
     @property
     def backend_name(self):
         return f"torch-stochastic-rnn-{torch.device(self.device).type}"
+
+    @classmethod
+    def state_shapes(cls, cfg, content_dim, width=None):
+        return {"hidden": (cfg.hidden,)}
 
     @classmethod
     def weight_shapes(cls, cfg, content_dim, width=None):

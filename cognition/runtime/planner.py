@@ -2,16 +2,18 @@
 
 Two parts, in bytes:
 
-* quantum, per launch: the widest circuit module simulates ``batch`` statevectors
-  of ``2^n`` amplitudes at once, each 16 B (double) or 8 B (single), times the
-  backend's working copies (``quantum.memory``); modules run one after the other,
-  so the peak is the widest module's, not the sum. Planned into
-  ``budget x (1 - headroom)`` as in :func:`quantum.memory.plan`.
-* classical, resident for every agent: the expectation module's features ``F``,
-  RLS readout ``W`` ((F+1) x D) and inverse correlation ``P`` ((F+1)^2), its
-  prediction; the GRU and stochastic-RNN hidden states; the broadcast (D); all
-  in the run's dtype. Doubled, because a cycle builds the new state beside the old.
-  Plus every agent's own fixed random module weights (:func:`weight_bytes_per_agent`),
+* quantum, per launch: the widest circuit module (every module whose class declares a
+  ``circuit_width``, built-in or plug-in: :func:`cognition.modules.circuit_widths`, after the
+  qubit cap) simulates ``batch`` statevectors of ``2^n`` amplitudes at once, each 16 B
+  (double) or 8 B (single), times the backend's working copies (``quantum.memory``);
+  modules run one after the other, so the peak is the widest module's, not the sum.
+  Planned into ``budget x (1 - headroom)`` as in :func:`quantum.memory.plan`.
+* classical, resident for every row: the broadcast (D) and the state every enabled
+  module declares (its ``state_shapes``: the expectation's features ``F``, prediction,
+  RLS readout ``W`` ((F+1) x D) and inverse correlation ``P`` ((F+1)^2); the GRU and
+  stochastic-RNN hidden states; a plug-in's own), all in the run's dtype. Doubled,
+  because a cycle builds the new state beside the old. Plus every agent's own fixed
+  random module weights (their ``weight_shapes``: :func:`weight_bytes_per_agent`),
   resident for the whole run, counted at 8 B a value (they are drawn in float64).
 
 Host-side records are planned apart (:func:`check_host`): the run streams its
@@ -58,21 +60,14 @@ class RunMemoryPlan:
                 "max_batch": self.max_batch, "fits": self.fits}
 
 
-def classical_bytes_per_agent(cfg) -> int:
-    from cognition.modules import variant_of
+def classical_bytes_per_agent(cfg, widths: dict | None = None) -> int:
+    """Bytes of one row's resident state: the broadcast (D) and every enabled module's declared
+    ``state_shapes``, in the run's dtype, doubled (old and new state).
 
-    D, m = cfg.run.content_dim, cfg.modules
-    floats = D  # the broadcast
-    if "expectation" in m.enabled:
-        if variant_of(cfg, "expectation") == "classical":
-            F = m.expectation.hidden
-            floats += F  # GRU hidden state
-        else:
-            w = m.expectation.qubits
-            F = w + (w if w > 1 else 0)  # <Z_q> and ring <Z_q Z_q+1>
-        floats += F + (F + 1) * D + (F + 1) ** 2 + D + 1
-    if "unconscious" in m.enabled and variant_of(cfg, "unconscious") == "classical":
-        floats += m.unconscious.hidden
+    widths: circuit module -> qubit width after the cap (default: the declared width, capped)."""
+    from cognition.modules import state_values_per_row  # torch: not before check_libraries has run
+
+    floats = cfg.run.content_dim + state_values_per_row(cfg, widths)  # the broadcast, the modules' state
     return 2 * floats * DTYPE_BYTES[cfg.run.dtype]
 
 
@@ -80,17 +75,16 @@ def weight_bytes_per_agent(cfg, widths: dict | None = None) -> int:
     """Bytes of one agent's fixed random module weights, at 8 B a value (drawn in float64 on the host;
     a float32 run holds its classical weights in 4 B). Default configuration: 576 B quantum, 14 080 B
     classical (docs/architecture.md)."""
-    from cognition.modules import weight_values_per_agent
+    from cognition.modules import weight_values_per_agent  # torch: not before check_libraries has run
 
     return 8 * weight_values_per_agent(cfg, widths)
 
 
 def widest_circuit(cfg, widths: dict | None = None) -> int:
-    from cognition.modules import variant_of
+    """Qubits of the widest circuit module after the cap (0: none runs a circuit)."""
+    from cognition.modules import capped_widths  # torch: not before check_libraries has run
 
-    names = [n for n in ("expectation", "unconscious") if n in cfg.modules.enabled and variant_of(cfg, n) == "quantum"]
-    widths = widths or {n: min(getattr(cfg.modules, n).qubits, cfg.quantum.qubit_cap) for n in names}
-    return max((widths[n] for n in names), default=0)
+    return max(capped_widths(cfg, widths).values(), default=0)
 
 
 def plan_run(cfg, budget_bytes: int, *, widths: dict | None = None,
@@ -100,7 +94,7 @@ def plan_run(cfg, budget_bytes: int, *, widths: dict | None = None,
 
     agents = cfg.run.agents * rows_per_agent(cfg)  # batch rows: the agents, and their donors and twins
     batch = min(cfg.runtime.batch or agents, agents)
-    classical = agents * (classical_bytes_per_agent(cfg) + weight_bytes_per_agent(cfg, widths))
+    classical = agents * (classical_bytes_per_agent(cfg, widths) + weight_bytes_per_agent(cfg, widths))
     width = widest_circuit(cfg, widths)
     per_row = statevector_bytes(width, cfg.quantum.precision) * working_copies if width else 0
     usable = math.floor(budget_bytes * (1.0 - HEADROOM)) - classical

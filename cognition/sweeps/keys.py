@@ -3,8 +3,9 @@
 A sweep key is a dotted path to one leaf of :class:`cognition.config.Config`
 (``modules.hybrid.gamma``). It is sweepable when it lies in a section that
 changes the numbers a run produces: ``run``, ``quantum``, ``modules``,
-``workspace`` and ``phi`` (the sections the checkpoint's config hash covers,
-see :func:`cognition.runner.config_hash`). Two sections are fixed for a whole
+``workspace`` and ``phi`` (sections whose fields are tagged ``science`` but for
+``run.dtype``, ``quantum.backend``, ``quantum.precision``: ``numerics``, and
+``quantum.lite_threads``: ``execution``; see :data:`cognition.config.CHANGES_OF`). Two sections are fixed for a whole
 sweep, set once under ``base:``:
 
 * ``runtime.*`` changes how a run executes (device, batch per launch, retries,
