@@ -231,3 +231,26 @@ def test_ray_failure_status_is_decided_by_type_not_class_name():
     other = [torch.OutOfMemoryError("CUDA out of memory."), type("NodeDiedError", (Exception,), {})("x"),
              ValueError("bad")]
     assert [_failed(task, exc, ray).status for exc in other] == ["error"] * 3
+
+
+def test_a_point_directory_must_agree_in_every_field_but_execution(tmp_path):
+    """A directory the sweep resumes or reuses holds the point's configuration in every science, numerics
+    and verdict field (cognition.config.CHANGES_OF): runtime.autocast (numerics) edited in is refused,
+    runtime.threads (execution) is not. Before, all of runtime was left out of the comparison."""
+    import yaml
+
+    from cognition.api import configure
+    from cognition.sweeps.root import _check_same_config
+
+    cfg = configure(preset="classical")
+    for field, value, refused in (("autocast", "bf16", True), ("device", "cuda", True), ("threads", 3, False)):
+        run_dir = tmp_path / field
+        run_dir.mkdir()
+        there = cfg.to_dict()
+        there["runtime"][field] = value
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(there))
+        if refused:
+            with pytest.raises(SweepError, match=f"different configuration, at runtime.{field}"):
+                _check_same_config(run_dir, cfg)
+        else:
+            _check_same_config(run_dir, cfg)

@@ -26,7 +26,8 @@ from cognition.errors import UsageError, abbreviate
 SWEEPABLE_SECTIONS = ("run", "quantum", "modules", "workspace", "phi")
 PLUGIN_SETTINGS = ("modules", "settings")  # a free mapping: its keys are plug-in names, then their fields
 FIXED_SECTIONS = {
-    "runtime": "runtime.* changes how a run executes, not its numbers (set it once under base:)",
+    "runtime": "runtime.* is set once for every point (under base:): most of it changes how a run executes, "
+               "and device, autocast and compile change its rounding, which points compared must share",
     "criteria": "criteria.* only judges a finished run and must be the same for every point "
                 "(set it once under base:)",
 }

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from cognition.config import CHANGES_OF
 from cognition.plugin_paths import check_resume
 from cognition.rundir import write_json
 from cognition.sweeps.keys import SweepError
@@ -42,18 +43,32 @@ def _first_difference(a, b, prefix: str = "") -> str:
     return f"{prefix.rstrip('.')} ({a!r} there, {b!r} in the sweep)"
 
 
+def _without_execution(tree: dict, prefix: str = "") -> dict:
+    """``tree`` (a config as YAML holds it) less every field tagged execution (cognition.config.CHANGES_OF)."""
+    out = {}
+    for key, value in tree.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out[key] = _without_execution(value, dotted + ".")
+        elif CHANGES_OF.get(dotted) != "execution":
+            out[key] = value
+    return out
+
+
 def _check_same_config(run_dir: Path, cfg) -> None:
     """A run directory continued or reused by the sweep must hold this point's configuration.
 
-    ``runtime`` is left out: it changes how a run executes, not its numbers.
+    The fields tagged execution (threads, batch, checkpoints, ...: how a run executes, not its numbers)
+    are left out; every other field, runtime.device, autocast and compile included, must agree.
     """
     try:
         there = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
     except (OSError, yaml.YAMLError):
         raise SweepError(f"{run_dir}: config.yaml is unreadable; move the directory away") from None
-    there.pop("runtime", None)
-    here = cfg.to_dict()
-    here.pop("runtime", None)
+    if not isinstance(there, dict):
+        raise SweepError(f"{run_dir}: config.yaml is not a mapping; move the directory away")
+    there = _without_execution(there)
+    here = _without_execution(cfg.to_dict())
     if there != here:
         raise SweepError(f"{run_dir} was run with a different configuration, at "
                          f"{_first_difference(there, here)}; move it away or choose another --out")
