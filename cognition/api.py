@@ -15,7 +15,7 @@ The same run as ``python -m cognition.validate``, from a script or notebook::
 As in Nengo, the configuration is a plain declaration, building it (``Simulator(...)``)
 is where every check happens (config, devices, memory, the quantum backend, the module
 set), and running it is a separate call. :class:`Simulator` wraps the command line's own
-:class:`cognition.session.Session`, so a run made here and one made by the CLI write the
+:class:`cognition.simulator.session.Session`, so a run made here and one made by the CLI write the
 same run directory and the same numbers. Bad input raises
 :class:`cognition.errors.UsageError` (a ``ConfigError`` for a config field) with a
 one-line message; a run that stops after its start raises
@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cognition.config import Config, load_config
+from cognition.config.settings import Config, load_config
 from cognition.errors import UsageError
-from cognition.results import RunResults
+from cognition.reporting.results import RunResults
 
 
 def configure(preset: str | None = None, path: str | Path | None = None, **sections) -> Config:
-    """A validated :class:`~cognition.config.Config`: defaults < ``preset`` < the YAML file ``path`` <
+    """A validated :class:`~cognition.config.settings.Config`: defaults < ``preset`` < the YAML file ``path`` <
     ``sections`` (e.g. ``run={"cycles": 30}``, ``modules={"enabled": [...]}``), like the CLI's layers."""
     return load_config(preset=preset, path=path, overrides=sections or None)
 
@@ -46,22 +46,23 @@ class Simulator:
     """
 
     def __init__(self, config: Config | dict | None = None, *, out: str | Path | None = None,
-                 progress: bool = True, faults: str | None = None, _resume=None):
-        from cognition.session import Session
+                 progress: bool = True, faults: str | None = None, _resume=None, _argv: list[str] | None = None):
+        from cognition.simulator.session import Session
 
         if config is None or isinstance(config, dict):
             config = configure(**(config or {}))
         if not isinstance(config, Config):
             raise UsageError(f"config = {type(config).__name__}: expected a cognition Config (cognition.api.configure)")
-        argv = ["cognition.api"]
-        injector = fault_injector(faults)
+        argv = _argv or ["cognition.api"]  # what provenance.json records as the command
         if _resume is None:
-            self._session = Session(config, out=out, faults=injector, argv=argv)
+            self._session = Session(config, write_report=_write_report, out=out, faults=fault_injector(faults),
+                                    argv=argv)
         else:
             run_dir, lock = _resume
             try:
-                self._session = Session(config, resume_dir=run_dir, faults=injector, argv=argv, lock=lock)
-            except BaseException:
+                self._session = Session(config, write_report=_write_report, resume_dir=run_dir,
+                                        faults=fault_injector(faults), argv=argv, lock=lock)
+            except BaseException:  # a bad fault spec, a damaged checkpoint: the directory is not left locked
                 lock.release()
                 raise
         self._session.show_progress = progress
@@ -69,15 +70,15 @@ class Simulator:
 
     @classmethod
     def resume(cls, run_dir: str | Path, *, progress: bool = True, faults: str | None = None,
-               accept_plugin_change: bool = False) -> "Simulator":
+               accept_plugin_change: bool = False, _check=None, _argv: list[str] | None = None) -> "Simulator":
         """Continue a stopped or killed run from its last good checkpoint, with its own config.yaml
         (the modules it names must be registered in this process, or named in its modules.plugins).
         A modules.plugins file that changed since the run last ran is refused unless
         ``accept_plugin_change`` (the CLI's ``--accept-plugin-change``)."""
-        from cognition.rundir import open_for_resume
+        from cognition.simulator.rundir import open_for_resume
 
-        cfg, path, lock = open_for_resume(run_dir, accept_plugin_change=accept_plugin_change)
-        return cls(cfg, progress=progress, faults=faults, _resume=(path, lock))
+        cfg, path, lock = open_for_resume(run_dir, _check, accept_plugin_change=accept_plugin_change)
+        return cls(cfg, progress=progress, faults=faults, _resume=(path, lock), _argv=_argv)
 
     # -- what was built ------------------------------------------------------
     @property
@@ -90,7 +91,7 @@ class Simulator:
 
     @property
     def loop(self):
-        """The built :class:`cognition.loop.IntegrationLoop` (its modules, wiring graph and units)."""
+        """The built :class:`cognition.architecture.loop.IntegrationLoop` (its modules, wiring graph and units)."""
         return self._session.assembly.loop
 
     @property
@@ -103,10 +104,14 @@ class Simulator:
         return dict(self.loop.modules)
 
     # -- running -------------------------------------------------------------
-    def run(self) -> RunResults:
+    def run(self, *, read_back: bool = True) -> RunResults | dict:
         """Run the remaining cycles, the analysis and the report; the results read back from the run
-        directory. A run that stops (a signal, an unrecoverable OOM) raises RunStopped."""
-        self._session.run()
+        directory. A run that stops (a signal, an unrecoverable OOM) raises RunStopped.
+        ``read_back=False``: report.json's content as written, without reading the run's arrays back
+        (what ``python -m cognition.validate`` prints from)."""
+        report = self._session.run()
+        if not read_back:
+            return report
         self.results = RunResults(self.run_dir)
         return self.results
 
@@ -128,6 +133,15 @@ class Simulator:
     def __repr__(self) -> str:
         return (f"Simulator({str(self.run_dir)!r}: {', '.join(self.loop.declared)}; "
                 f"{self.loop.population.agents} agents, {self.config.run.cycles} cycles)")
+
+
+def _write_report(session, provenance: dict, outcome, **kwargs) -> dict:
+    """The report writer a :class:`Simulator`'s session is given (the simulator layer does not import reporting).
+    Imported when the report is written: the analysis imports torch, which must not load before the session
+    has checked the host's memory limits (under a tight ``ulimit -v`` that import alone fails)."""
+    from cognition.reporting.session_report import write_report
+
+    return write_report(session, provenance, outcome, **kwargs)
 
 
 def fault_injector(spec: str | None):

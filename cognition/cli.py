@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from cognition.errors import ConfigError, UsageError, abbreviate
 
@@ -16,7 +15,6 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
-MAX_INPUT_FILE_BYTES = 1024 * 1024  # a config or sweep YAML file larger than this is refused before parsing
 
 
 def int_at_least(minimum: int):
@@ -62,20 +60,6 @@ def check_int_between(field: str, value, minimum: int, maximum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
         raise ConfigError(field, value, f"an integer from {minimum} to {maximum}")
     return value
-
-
-def check_file_size(path, what: str = "input file", limit: int = MAX_INPUT_FILE_BYTES) -> None:
-    """Refuse ``path`` before it is read or parsed if it is larger than ``limit`` bytes: a ConfigError (a
-    UsageError, exit 2) naming ``what`` (the flag or field), the file, its size and the limit, e.g.
-    ``--config = 'big.yaml' is not allowed: expected a file of at most 1,048,576 bytes (1024 KiB); it has
-    62,914,560 bytes and is refused unread``. A missing or unreadable file is left to the caller's open()."""
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        return
-    if size > limit:
-        raise ConfigError(what, str(path), f"a file of at most {limit:,} bytes ({limit // 1024} KiB); it has "
-                                           f"{size:,} bytes and is refused unread")
 
 
 def non_empty_path(text: str) -> str:

@@ -1,6 +1,9 @@
 """Errors a user can cause. Each renders as one line naming field, value and what is allowed."""
 from __future__ import annotations
 
+import signal
+import sys
+
 
 class UsageError(Exception):
     """A problem with what the user asked for (flags, files, directories): exit code 2."""
@@ -38,7 +41,7 @@ class DataFileError(UsageError):
 
 class PluginFileChanged(UsageError):
     """``--resume``: a ``modules.plugins`` file the run was started with is missing or holds other bytes
-    (cognition.plugin_paths.check_resume); one line naming the field, the entry and what to do."""
+    (cognition.modules.plugin_paths.check_resume); one line naming the field, the entry and what to do."""
 
 
 class RunFailure(Exception):
@@ -178,3 +181,159 @@ def abbreviate(value, limit: int = QUOTE_LIMIT) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{head} ({kind}, about {_count_text(int(value.bit_length() * 0.30103) + 1)} digits)"
     return f"{head} ({kind})"
+
+# -- out-of-memory-like failures ----------------------------------------------------------------
+# Each kind below is a failure that a smaller batch or freed cache can cure; anything
+# else (a device-side assert, a shape error, Ctrl-C) must not be retried.
+#
+# ===============  ==========================================================================
+# kind             recognised by
+# ===============  ==========================================================================
+# cuda_oom         ``torch.OutOfMemoryError`` (also ``torch.cuda.OutOfMemoryError``), or a
+#                  RuntimeError "CUDA out of memory" (torch < 1.13 raised no subclass)
+# accelerator_oom  ``torch.AcceleratorError`` (torch >= 2.8) or RuntimeError whose message
+#                  has "out of memory" ("CUDA error: out of memory" from cudaMalloc outside
+#                  the caching allocator, e.g. context creation)
+# cublas_alloc     "CUBLAS_STATUS_ALLOC_FAILED": cuBLAS could not allocate its workspace
+# nvml_assert      "NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_()": on torch <= 2.13 the
+#                  caching allocator asks NVML about memory while handling an OOM; when NVML
+#                  cannot initialise, the OOM surfaces as this INTERNAL ASSERT
+# cpu_alloc        "DefaultCPUAllocator: can't allocate memory", or Python's MemoryError
+#                  (numpy's "Unable to allocate ...")
+# aer_memory       ``quantum.errors.QuantumMemoryError`` (``isinstance``; the module is looked up in
+#                  ``sys.modules``, never imported here: an instance implies it is loaded), or
+#                  Aer's "Insufficient memory to run circuit ..."
+# ===============  ==========================================================================
+
+OOM_KINDS = ("cuda_oom", "accelerator_oom", "cublas_alloc", "nvml_assert", "cpu_alloc", "aer_memory")
+
+_NVML_ASSERT = "NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_()"
+
+# Message fragments that name the cause whatever the exception class; first match wins.
+_MESSAGE_KINDS = (
+    ("CUBLAS_STATUS_ALLOC_FAILED", "cublas_alloc"),
+    (_NVML_ASSERT, "nvml_assert"),
+    ("DefaultCPUAllocator: can't allocate memory", "cpu_alloc"),
+    ("Insufficient memory", "aer_memory"),
+)
+
+
+def _classify_one(exc: BaseException) -> str | None:
+    if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: never retried
+        return None
+    message = str(exc)
+    quantum_errors = sys.modules.get("quantum.errors")  # a QuantumMemoryError implies its module is loaded
+    if quantum_errors is not None and isinstance(exc, quantum_errors.QuantumMemoryError):
+        return "aer_memory"
+    for fragment, kind in _MESSAGE_KINDS:  # these name the true cause whatever the class
+        if fragment in message:
+            return kind
+    torch = sys.modules.get("torch")  # a torch exception implies torch is imported
+    if torch is not None:
+        oom_type = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", None)
+        if oom_type is not None and isinstance(exc, oom_type):
+            return "cuda_oom"
+        accel_type = getattr(torch, "AcceleratorError", None)  # torch >= 2.8
+        if accel_type is not None and isinstance(exc, accel_type):
+            return "accelerator_oom" if "out of memory" in message else None
+    if isinstance(exc, MemoryError):
+        return "cpu_alloc"
+    if isinstance(exc, RuntimeError):  # torch before the dedicated exception classes
+        if "CUDA out of memory" in message:
+            return "cuda_oom"
+        if "CUDA error: out of memory" in message:
+            return "accelerator_oom"
+    return None
+
+
+def classify_oom(exc: BaseException) -> str | None:
+    """The OOM kind of ``exc`` (one of :data:`OOM_KINDS`), or None if it is not OOM-like.
+
+    Follows ``__cause__``/``__context__`` so an OOM re-raised inside another error
+    (``raise ModuleError(...) from oom``) is still recognised.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 16:
+        seen.add(id(current))
+        kind = _classify_one(current)
+        if kind is not None:
+            return kind
+        if not isinstance(current, Exception):
+            return None
+        current = current.__cause__ or current.__context__
+    return None
+
+
+# -- raised in one module, caught or named in another --------------------------------------------
+
+
+class RegistrationError(ValueError):
+    """A module cannot be registered under that name; the message says why, in one line."""
+
+
+class NotARunError(UsageError):
+    """The path is not a finished hybrid-cognition run directory (exit code 2)."""
+
+
+class RunDirBusyError(UsageError):
+    """Another process holds the run directory's lock."""
+
+
+class FaultSpecError(ValueError):
+    """An ``--inject-fault`` value that does not parse; the message names the bad token."""
+
+
+class CheckpointError(RuntimeError):
+    """No usable checkpoint, or a payload that cannot be stored; the message is one line."""
+
+
+class StopNow(BaseException):
+    """A second signal (or one during the report): stop at once. A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` on the way swallows it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class RunStopped(RunFailure):
+    """A run that stopped after its start; ``str()`` is the one line to print (exit 1)."""
+
+
+class CompileFailedError(RuntimeError):
+    """torch.compile could not compile a kernel (no C++ compiler, an unsupported op...)."""
+
+
+class DeviceUnavailableError(RuntimeError):
+    """An explicit CUDA request that this machine cannot meet; the message says why."""
+
+
+class DeviceRequestError(ValueError):
+    """A ``--device`` value that is not one of auto, cpu, cuda, cuda:N."""
+
+
+class SweepError(UsageError):
+    """A sweep file that cannot run; the message is one line naming the file, the key and the fix."""
+
+
+class RunFailed(RunFailure):
+    """A run of the ablation experiment that failed; the message names its condition, seed and cause."""
+
+    def __init__(self, condition: str, seed: int, cause: BaseException):
+        super().__init__(f"run {condition} seed {seed} failed: {type(cause).__name__}: {str(cause).splitlines()[0]}"
+                         if str(cause) else f"run {condition} seed {seed} failed: {type(cause).__name__}")
+
+
+class DuplicateKeyError(ValueError):
+    """A YAML mapping names a key twice; the message says which key and on which lines."""
+
+
+class YamlTooLargeError(ValueError):
+    """A YAML document whose aliases expand past MAX_YAML_NODES nodes or MAX_YAML_TEXT characters (an alias
+    bomb: a few hundred bytes that expand to gigabytes), an alias inside its own anchor, or collections nested
+    more than MAX_YAML_DEPTH levels."""
+
+
+class AllocatorConfigError(ValueError):
+    """An invalid allocator option; the message names the key, the value and what is allowed."""

@@ -15,9 +15,9 @@ from cognition.runtime import early_signals
 if __name__ == "__main__":  # before the imports below (a second or more): a signal from the first instant is one line
     early_signals.install()
 
-from cognition.config import RunConfig, available_presets, load_config
+from cognition.config.settings import RunConfig, available_presets, load_config
 from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, non_empty_path
-from cognition.errors import RunFailure, UsageError
+from cognition.errors import RunFailure, RunStopped, UsageError
 
 QUICK_CYCLES = 3
 DEFAULT_AGENTS = RunConfig().agents  # the help text's default is the configuration's
@@ -110,10 +110,18 @@ def _contradictions(args, run_config: dict) -> list[str]:
     return out
 
 
-def _open_resume(args):
-    """Lock the run directory, read its config.yaml, and refuse flags that contradict it."""
-    from cognition.rundir import open_for_resume
+def _simulator(args, argv):
+    """The run as :class:`cognition.api.Simulator` builds it: a new run, or ``--resume`` with the run's own
+    config.yaml, locked, and the flags that contradict it refused."""
+    from cognition.api import Simulator, fault_injector
 
+    fault_injector(args.inject_fault)  # a bad spec: one line, before the run directory is locked
+    argv = list(sys.argv if argv is None else argv)
+    if not args.resume:
+        if args.accept_plugin_change:
+            raise UsageError("--accept-plugin-change goes with --resume RUN_DIR (a new run loads the files as they are)")
+        cfg = load_config(preset=args.preset, path=args.config, overrides=_overrides(args))
+        return Simulator(cfg, out=args.out, faults=args.inject_fault, _argv=argv)
     stray = [f"--{f}" for f in ("config", "preset", "out") if getattr(args, f) is not None]
     if stray:
         raise UsageError(f"--resume continues a run with its own config.yaml; {stray[0]} cannot be used with it")
@@ -124,34 +132,14 @@ def _open_resume(args):
             raise UsageError(f"--resume {args.resume}: the flags contradict the run's config.yaml: "
                              f"{'; '.join(contradicting)}; a resumed run keeps its own settings, drop those flags")
 
-    return open_for_resume(args.resume, check, accept_plugin_change=args.accept_plugin_change)
-
-
-def _session(args, argv):
-    from cognition.api import fault_injector
-
-    faults = fault_injector(args.inject_fault)
-    from cognition.session import Session
-
-    argv = list(sys.argv if argv is None else argv)
-    if not args.resume:
-        if args.accept_plugin_change:
-            raise UsageError("--accept-plugin-change goes with --resume RUN_DIR (a new run loads the files as they are)")
-        cfg = load_config(preset=args.preset, path=args.config, overrides=_overrides(args))
-        return Session(cfg, out=args.out, faults=faults, argv=argv)
-    cfg, run_dir, lock = _open_resume(args)
-    try:
-        return Session(cfg, resume_dir=run_dir, faults=faults, argv=argv, lock=lock)
-    except BaseException:
-        lock.release()
-        raise
+    return Simulator.resume(args.resume, faults=args.inject_fault, accept_plugin_change=args.accept_plugin_change,
+                            _check=check, _argv=argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cognition.runtime.stop import RunStopped
 
     try:
-        session = _session(build_parser().parse_args(argv), argv)
+        sim = _simulator(build_parser().parse_args(argv), argv)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -159,19 +147,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     try:
-        report = session.run()
+        report = sim.run(read_back=False)
     except RunStopped as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     finally:
-        session.close()
-    _print_summary(report, session.run_dir, report["telemetry"]["run_wall_seconds"])
+        sim.close()
+    _print_summary(report, sim.run_dir, report["telemetry"]["run_wall_seconds"])
     return EXIT_OK if report["passed"] else EXIT_FAILED
 
 
 def _print_summary(report: dict, run_dir, seconds: float) -> None:
     """seconds: the report's ``telemetry.run_wall_seconds`` (cycles, analysis and report), so the two say the same."""
-    from cognition.reporting import fmt, wording  # here, not at the top: --help and bad flags stay fast
+    from cognition.analysis import fmt, wording  # here, not at the top: --help and bad flags stay fast
     from cognition.reporting.sections import calibration_text, criterion_value
 
     phi = report["phi"]

@@ -161,7 +161,7 @@ def sample_counts(probabilities: np.ndarray, uniforms: np.ndarray) -> np.ndarray
 
     probabilities (B, 2^n), clipped at 0 (single precision leaves tiny negatives); uniforms
     (B, shots) on [0, 1), one row per parameter set, e.g. from the agent's counter-based stream
-    (cognition.streams). Scaling u by the row's total instead of renormalising p keeps the
+    (cognition.architecture.streams). Scaling u by the row's total instead of renormalising p keeps the
     sampling exact for rows that sum to 1 +- 1e-7. An outcome of probability 0 is never drawn.
     Each row is searched on its own (:func:`outcomes_at`), so a row's counts depend only on its
     probabilities and its uniforms, never on the other rows of the batch.

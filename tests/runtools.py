@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from cognition.progress import is_progress_line
+from cognition.simulator.progress import is_progress_line
 from cognition.validate import main
 
 FAST_PHI = "phi: {bootstrap: 20, surrogates: 20}\n"  # the report's resampling is not what these tests check

@@ -10,9 +10,8 @@ import pytest
 from scipy import stats
 
 from cognition.experiment.ablation_report import write_report
-from cognition.experiment.ablation_stats import (condition_summary, contrast_table, minimum_detectable_effect,
-                                                 paired_difference)
-from cognition.reporting.stats import holm, paired_t_difference
+from cognition.analysis.statistics import holm, minimum_detectable_effect, paired_t_difference
+from cognition.experiment.ablation_stats import condition_summary, contrast_table, paired_difference
 
 # Student's (1908) sleep data, the two drugs on the same 10 patients
 SLEEP_1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0]

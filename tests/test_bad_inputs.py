@@ -24,10 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from cognition.cli import MAX_INPUT_FILE_BYTES, check_file_size, check_int_between, int_between, non_empty_path
-from cognition.config import load_config
-from cognition.config_schema import MAX_YAML_NODES, YamlTooLargeError, load_yaml
-from cognition.errors import ConfigError, abbreviate
+from cognition.cli import check_int_between, int_between, non_empty_path
+from cognition.config.schema import MAX_INPUT_FILE_BYTES, check_file_size
+from cognition.config.settings import load_config
+from cognition.config.schema import MAX_YAML_NODES, load_yaml
+from cognition.errors import ConfigError, YamlTooLargeError, abbreviate
 from cognition.sweeps.spec import MAX_SWEEP_POINTS
 
 MEMORY_LIMIT = 1536 * 2**20  # RLIMIT_AS of each case (address space: torch and numpy reserve more than they touch)

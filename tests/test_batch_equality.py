@@ -3,15 +3,15 @@
 Stated tolerance: 1e-12 absolute on every unit signal and module state in float64
 over 10 cycles. Batched and single-row kernels may round differently in the last
 bits; the dynamics are contractive, so that difference does not grow. The counter-based
-streams (cognition.streams) give each agent the same random draws either way.
+streams (cognition.architecture.streams) give each agent the same random draws either way.
 """
 import numpy as np
 import pytest
 import torch
 from looptools import run_loop
 
-from cognition.assemble import assemble
-from cognition.config import load_config
+from cognition.simulator.build import assemble
+from cognition.config.settings import load_config
 
 TOL = 1e-12
 

@@ -30,8 +30,8 @@ import torch
 from looptools import run_loop
 from runtools import fast_args, run
 
-from cognition.assemble import assemble
-from cognition.config import load_config
+from cognition.simulator.build import assemble
+from cognition.config.settings import load_config
 
 def _trajectory(mode, batch, modules=None):
     quantum = {"mode": mode} if mode == "disabled" else {"mode": mode, "backend": "torch"}

@@ -124,7 +124,7 @@ def test_calibration_suite_measures_every_family_and_its_output_feeds_reports(tm
     import json as _json
 
     from cognition.benchmarks.calibration import NULL_FAMILIES, NULL_SIZES, SIZES, TARGET_FAMILIES
-    from cognition.benchmarks.calibration import applicable_calibration
+    from cognition.analysis.calibration_record import applicable_calibration
     from cognition.bench import main as bench
 
     out = tmp_path / "cal.json"

@@ -1,7 +1,7 @@
 """Reports quote the measured calibration that applies to their size (issues 14 and 30)."""
 import json
 
-from cognition.benchmarks.calibration import RECORD, applicable_calibration
+from cognition.analysis.calibration_record import RECORD, applicable_calibration
 from cognition.reporting.sections import calibration_text
 
 

@@ -13,8 +13,9 @@ import pytest
 from clitools import command
 from runtools import fast_args, run, science
 
-from cognition.progress import is_progress_line
+from cognition.simulator.progress import is_progress_line
 from cognition.runtime.checkpoint import CheckpointStore
+from cognition.errors import StopNow
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +72,7 @@ def test_checkpoints_replaced_by_a_file_never_restarts_over_the_metrics(referenc
 
 
 def test_an_unexpected_error_is_one_line_too(tmp_path, capsys, monkeypatch):
-    from cognition.loop import IntegrationLoop
+    from cognition.architecture.loop import IntegrationLoop
 
     real_step = IntegrationLoop.step
 
@@ -119,7 +120,7 @@ def test_a_signal_that_lands_in_an_import_is_still_named_as_the_signal(tmp_path)
     # Seen in CI: a Ctrl-C during the report landed inside an extension module's import, and
     # Python raised ImportError("initialization failed") in place of the handler's StopNow, so
     # the one line named an ImportError; the request remembers what it raised.
-    from cognition.runtime.stop import StopNow, StopRequest, stopped_message
+    from cognition.runtime.stop import StopRequest, stopped_message
 
     with StopRequest() as stop:
         stop.urgent = True

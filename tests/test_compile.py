@@ -11,8 +11,8 @@ import torch
 from clitools import command
 from looptools import run_loop
 
-from cognition.assemble import assemble
-from cognition.config import load_config
+from cognition.simulator.build import assemble
+from cognition.config.settings import load_config
 from cognition.runtime.compile import COMPILE_MODES, StepCompiler
 
 TOL = 1e-12
@@ -130,7 +130,7 @@ def test_cuda_graphs_equal_eager_on_gpu():
 
 def test_unquoted_yaml_off_means_off(tmp_path):
     # YAML 1.1 (PyYAML) reads `compile: off` as the boolean false; the schema takes it as "off".
-    from cognition.config import load_config
+    from cognition.config.settings import load_config
 
     path = tmp_path / "c.yaml"
     path.write_text("runtime:\n  compile: off\n")

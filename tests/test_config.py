@@ -1,7 +1,7 @@
 """Config validation: every bad value is one ConfigError naming field, value and what is allowed."""
 import pytest
 
-from cognition.config import available_presets, config_from_resolved, load_config
+from cognition.config.settings import available_presets, config_from_resolved, load_config
 from cognition.errors import ConfigError
 
 

@@ -6,7 +6,7 @@ than checkpoints can number.
 """
 import pytest
 
-from cognition.config import load_config
+from cognition.config.settings import load_config
 from cognition.errors import ConfigError
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cognition.config import CHANGES_OF, Config
-from cognition.config_schema import CHANGES, field_tags, leaves, section, setting
+from cognition.config.settings import CHANGES_OF, Config
+from cognition.config.schema import CHANGES, field_tags, leaves, section, setting
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 

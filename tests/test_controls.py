@@ -1,4 +1,4 @@
-"""The causal controls inside a batch (cognition/controls.py): the rows, the yoke, the lesions.
+"""The causal controls inside a batch (cognition/architecture/controls.py): the rows, the yoke, the lesions.
 
 References: the constructions themselves. A twin has its agent's weights and noise, so when the
 modules ignore the broadcast (a broadcast lesion) the twin must equal its agent bit for bit, and
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from cognition.assemble import assemble
-from cognition.config import load_config
-from cognition.controls import population, split_rows
+from cognition.simulator.build import assemble
+from cognition.config.settings import load_config
+from cognition.architecture.controls import population, split_rows
 from cognition.errors import ConfigError
 
 

@@ -12,10 +12,10 @@ import json
 
 import numpy as np
 
-from cognition import analysis, criteria
+from cognition.analysis import criteria, summary as analysis
 from cognition.benchmarks.calibration import disconnect_modules, real_run_units
-from cognition.config import load_config
-from cognition.reporting import fmt
+from cognition.config.settings import load_config
+from cognition.analysis import fmt
 from runtools import fast_args, run
 
 BROADCAST = criteria.LOOP

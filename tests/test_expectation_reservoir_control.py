@@ -12,7 +12,7 @@ from looptools import run_loop
 from test_matched_controls import _entropies
 
 import quantum.circuits
-from cognition.config import ExpectationConfig, load_config
+from cognition.config.settings import ExpectationConfig, load_config
 from cognition.errors import ConfigError
 from cognition.modules.expectation import QuantumExpectation
 from quantum import GATES, CircuitTemplate, Gate, angle_encoded_reservoir, without_entanglers
@@ -153,7 +153,7 @@ def test_the_features_hold_only_the_encodings_frequencies():
 
 
 def _loop(settings):
-    from cognition.assemble import assemble
+    from cognition.simulator.build import assemble
 
     cfg = load_config(overrides={"run": {"agents": 4, "cycles": 5}, "quantum": {"mode": "lite", "backend": "torch"},
                                  "modules": {"expectation": settings}})
@@ -186,7 +186,7 @@ def test_an_agent_gets_the_same_features_alone_and_in_any_batch():
 
 
 def test_a_bad_reservoir_control_is_refused_naming_field_value_and_choices():
-    # Source: cognition.config's validation of the Literal and the quantum-modes-only rule.
+    # Source: cognition.config.settings's validation of the Literal and the quantum-modes-only rule.
     with pytest.raises(ConfigError, match=r"modules\.expectation\.control = 'gru'.*'none', "
                                           r"'classical_reservoir', 'classical'"):
         load_config(overrides={"modules": {"expectation": {"control": "gru"}}})

@@ -110,7 +110,7 @@ def test_a_run_stopped_by_a_signal_is_resumed_not_reused(tmp_path):
     # so a rerun of the experiment never continued the run (its numbers: those of the first cycles only).
     from cognition.api import Simulator, configure
     from cognition.experiment.ablations import config_sections, make_run, read_summaries, run_path, summarise
-    from cognition.rundir import write_json
+    from cognition.simulator.rundir import write_json
 
     condition = next(c for c in CONDITIONS if c.name == "classical")
     settings = {"cycles": 14, "agents": 4, "quantum_mode": "lite", "config": None}

@@ -84,7 +84,7 @@ def test_oom_exception_classes_are_runtime_errors_that_take_a_message():
 
 def test_injected_gpu_faults_raise_the_real_classes_and_classify():
     from cognition.runtime.faults import Fault, raise_fault
-    from cognition.runtime.oom import classify_oom
+    from cognition.errors import classify_oom
 
     for kind, cls, oom_kind in (("oom", torch.OutOfMemoryError, "cuda_oom"),
                                 ("accelerator_oom", torch.AcceleratorError, "accelerator_oom")):
@@ -250,8 +250,8 @@ def test_allocator_refuses_after_cuda_initialised(cuda):
 
 
 def test_gpu_memory_fraction_call(cuda):
-    from cognition.config import load_config
-    from cognition.session import Session
+    from cognition.config.settings import load_config
+    from cognition.simulator.session import Session
 
     # torch raises TypeError unless fraction is a float: a YAML integer (1) must arrive as 1.0
     assert type(load_config(overrides={"runtime": {"gpu_memory_fraction": 1}}).runtime.gpu_memory_fraction) is float
@@ -319,7 +319,7 @@ def test_cuda_graph_replay_path(monkeypatch):
 
 @pytest.mark.parametrize("setting, dtype", [("bf16", torch.bfloat16), ("fp16", torch.float16)])
 def test_autocast_on_cuda(setting, dtype):
-    from cognition.loop import IntegrationLoop
+    from cognition.architecture.loop import IntegrationLoop
 
     host = types.SimpleNamespace(cfg=types.SimpleNamespace(runtime=types.SimpleNamespace(autocast=setting)),
                                  device="cuda:0")
@@ -361,7 +361,7 @@ def test_allocator_keys_are_keys_of_this_torch():
 
 
 def test_nvml_assert_text_names_a_member_of_this_torchs_driver_api():
-    from cognition.runtime.oom import _NVML_ASSERT
+    from cognition.errors import _NVML_ASSERT
 
     # "NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_()": DriverAPI declares one member name##_
     # per entry of C10_NVML_DRIVER_API (torch/include/c10/cuda/driver_api.h)

@@ -1,4 +1,4 @@
-"""The loop criterion's pieces (cognition/analysis.py): the verdict, the windows of the time-resolved
+"""The loop criterion's pieces (cognition/analysis/summary.py): the verdict, the windows of the time-resolved
 control, and one number per label between the whole run and its windows.
 
 References: the intersection-union rule (Berger 1982: reject only when each component test rejects);
@@ -8,9 +8,9 @@ numbers exactly, since it is the same data under the same seed.
 import numpy as np
 import pytest
 
-from cognition import analysis
+from cognition.analysis import summary as analysis
 from cognition.benchmarks.directions import MODULE_UNITS, toy_population
-from cognition.config import load_config
+from cognition.config.settings import load_config
 
 
 def _row(lo, hi):

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from cognition.config import UnconsciousConfig, load_config
+from cognition.config.settings import UnconsciousConfig, load_config
 from cognition.errors import ConfigError
 from cognition.modules.base import Proposal
 from cognition.modules.unconscious import QuantumUnconscious
-from cognition.streams import AgentStreams
+from cognition.architecture.streams import AgentStreams
 
 F64 = torch.float64
 N, D = 4, 4
@@ -128,7 +128,7 @@ def _loop_units(module="unconscious", settings=None):
     """The module's describe() and the unit signals (agents, cycles, units) of a 5-cycle lite run."""
     from looptools import run_loop
 
-    from cognition.assemble import assemble
+    from cognition.simulator.build import assemble
 
     cfg = load_config(overrides={"run": {"agents": 4, "cycles": 5}, "quantum": {"mode": "lite", "backend": "torch"},
                                  "modules": {module: settings or {}}})
@@ -211,7 +211,7 @@ def test_interference_off_is_total_probability_of_the_quantum_conditionals_and_e
 
 
 def _hybrid(control, gamma=2.09):
-    from cognition.config import HybridConfig
+    from cognition.config.settings import HybridConfig
     from cognition.modules.hybrid import Hybrid
 
     return Hybrid(HybridConfig(control=control, gamma=gamma), 2, 0, F64, "cpu", model="quantum")

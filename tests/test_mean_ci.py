@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from cognition.analysis import batch_means_ci
+from cognition.analysis.statistics import batch_means_ci
 
 
 def test_the_interval_is_the_t_interval_of_the_last_batches_means():

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from clitools import ROOT
 
-from cognition.config import load_config
+from cognition.config.settings import load_config
 from cognition.errors import ConfigError, UsageError
-from cognition.loop import IntegrationLoop
+from cognition.architecture.loop import IntegrationLoop
 from cognition.runtime import memlimits
 from cognition.runtime.memlimits import HostLimit
 from cognition.runtime.planner import RUN_MAPS_BYTES, check_fits, check_host, check_libraries

@@ -19,8 +19,8 @@ winners for all 40 cycles; the earliest departure was at cycle 9 / 13.
 import numpy as np
 import pytest
 
-from cognition.assemble import assemble
-from cognition.config import load_config
+from cognition.simulator.build import assemble
+from cognition.config.settings import load_config
 
 CYCLES = 40
 

@@ -21,12 +21,12 @@ import torch
 from looptools import run_loop
 from runtools import fast_args, run, science
 
-from cognition.assemble import assemble
-from cognition.config import load_config
+from cognition.simulator.build import assemble
+from cognition.config.settings import load_config
 from cognition.errors import ModuleFault, RunFailure
 from cognition.modules import unregister
 from cognition.modules.guard import ProtocolGuard
-from cognition.progress import is_progress_line
+from cognition.simulator.progress import is_progress_line
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTY = Path(__file__).resolve().parent / "plugin_modules" / "faulty.py"

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from cognition.config import ExpectationConfig, HybridConfig, UnconsciousConfig
+from cognition.config.settings import ExpectationConfig, HybridConfig, UnconsciousConfig
 from cognition.modules.base import Proposal
 from cognition.modules.expectation import ClassicalExpectation, QuantumExpectation
 from cognition.modules.hybrid import Hybrid
 from cognition.modules.readout import rls_init, rls_predict, rls_update
 from cognition.modules.unconscious import ClassicalUnconscious, QuantumUnconscious
-from cognition.streams import AgentStreams
+from cognition.architecture.streams import AgentStreams
 
 F64 = torch.float64
 

@@ -9,11 +9,11 @@ import pytest
 import torch
 from scipy import integrate, stats
 
-from cognition.config import UnconsciousConfig, load_config
+from cognition.config.settings import UnconsciousConfig, load_config
 from cognition.errors import ConfigError
 from cognition.modules.noise_match import matched_noise_scale, shot_noise_variance, tanh_noise_variance
 from cognition.modules.unconscious import ClassicalUnconscious
-from cognition.streams import AgentStreams
+from cognition.architecture.streams import AgentStreams
 
 F64 = torch.float64
 
@@ -141,7 +141,7 @@ def test_a_bad_noise_variance_is_refused_naming_field_value_and_bounds(value):
 
 
 def _assemble(quantum_mode, modules):
-    from cognition.assemble import assemble
+    from cognition.simulator.build import assemble
 
     return assemble(load_config(overrides={"run": {"agents": 4, "cycles": 4},
                                            "quantum": {"mode": quantum_mode, "backend": "torch"},
@@ -152,7 +152,7 @@ def _assemble(quantum_mode, modules):
 def test_control_classical_runs_the_classical_stand_in_inside_a_quantum_run(module):
     from looptools import run_loop
 
-    from cognition.provenance import collect
+    from cognition.simulator.provenance import collect
 
     assembly = _assemble("lite", {module: {"control": "classical"}})
     variants = {name: d["variant"] for name, d in assembly.components.items()}

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from cognition.assemble import assemble
-from cognition.config import load_config
-from cognition.streams import AgentStreams
+from cognition.simulator.build import assemble
+from cognition.config.settings import load_config
+from cognition.architecture.streams import AgentStreams
 from quantum import angle_encoded_reservoir, make_backend, reservoir_angle_count
 
 MODES = ["disabled", "lite"]  # classical modules; quantum modules on the torch statevector backend
@@ -83,7 +83,7 @@ def test_a_different_seed_gives_different_weights(mode):
 
 
 def test_weight_streams_are_disjoint_from_noise_streams():
-    # against the stream layout (cognition/streams.py): weights counter (0, 0, w, 1), noise (0, cycle, 0, 0)
+    # against the stream layout (cognition/architecture/streams.py): weights counter (0, 0, w, 1), noise (0, cycle, 0, 0)
     agents = np.arange(3)
     noise = [AgentStreams(5, agents, "unconscious", c).normal(6) for c in range(3)]
     weights = [AgentStreams.weights(5, agents, "unconscious", w).normal(6) for w in range(3)]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cognition import phi
-from cognition.analysis import integration_verdict
+from cognition.analysis.summary import integration_verdict
 from cognition.phi import calibration as C
 from cognition.phi.agents import agent_covariances, agent_pairs, prepared, remove_shared_course, standardise_per_agent
 from cognition.phi.cut_test import every_cut_test, pair_statistics

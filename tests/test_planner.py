@@ -1,7 +1,7 @@
 """Whole-run memory planner: arithmetic by hand, the 4 GiB preset, and the check before cycle 1."""
 import pytest
 
-from cognition.config import load_config
+from cognition.config.settings import load_config
 from cognition.errors import ConfigError
 from cognition.runtime.planner import check_fits, classical_bytes_per_agent, plan_run, weight_bytes_per_agent
 

@@ -1,4 +1,4 @@
-"""Modules of one's own named by path (``modules.plugins``, cognition.plugin_paths), and docs/modules.md.
+"""Modules of one's own named by path (``modules.plugins``, cognition.modules.plugin_paths), and docs/modules.md.
 
 The default suite loads small module files written into the test's tmp dir (each under a name of
 its own, forgotten again after the test), checks every refusal is one line naming the field, the
@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 from runtools import science
 
-from cognition import plugin_paths, plugins, validate
-from cognition.config import load_config
+from cognition import validate
+from cognition.modules import plugin_paths, plugins
+from cognition.config.settings import load_config
 from cognition.errors import ConfigError, PluginFileChanged
 from cognition.runtime.stop import resume_command
 
@@ -224,7 +225,7 @@ def test_a_run_with_a_script_module_is_told_to_resume_from_a_script(tmp_path, pl
 
 
 def test_resuming_a_run_of_an_unregistered_module_names_the_script_route(tmp_path):
-    from cognition.rundir import open_for_resume
+    from cognition.simulator.rundir import open_for_resume
 
     run = tmp_path / "run"
     run.mkdir()

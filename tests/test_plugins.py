@@ -1,4 +1,4 @@
-"""Modules of one's own (cognition.plugins): registration, random streams, config, checkpoint identity.
+"""Modules of one's own (cognition.modules.plugins): registration, random streams, config, checkpoint identity.
 
 The stream layouts are checked against Philox generators built by hand from the layout
 docs/modules.md documents (not through AgentStreams). The end-to-end tests run in fresh
@@ -22,13 +22,13 @@ import pytest
 import torch
 from runtools import science
 
-from cognition import plugins
-from cognition.config import load_config
-from cognition.config_schema import num
+from cognition.modules import plugins
+from cognition.config.settings import load_config
+from cognition.config.schema import num
 from cognition.errors import ConfigError
 from cognition.modules import CognitiveModule, Proposal, RegistrationError, register_module, unregister
-from cognition.rng import blocks_to_uniforms, box_muller, philox4x32
-from cognition.streams import AgentStreams, master_key
+from cognition.architecture.rng import blocks_to_uniforms, box_muller, philox4x32
+from cognition.architecture.streams import AgentStreams, master_key
 
 ROOT = Path(__file__).resolve().parent.parent
 OSCILLATOR = Path(__file__).resolve().parent / "plugin_modules" / "oscillator.py"
@@ -36,7 +36,7 @@ ENABLED = ["expectation", "unconscious", "hybrid", "oscillator"]
 
 
 def reference_normals(seed: int, module_byte: int, name_id: int, kind: int, agent: int, words, n: int) -> np.ndarray:
-    """The documented layout (cognition/streams.py), rebuilt here: key = SHA-256 of the packed identity,
+    """The documented layout (cognition/architecture/streams.py), rebuilt here: key = SHA-256 of the packed identity,
     counter (block, agent, word, word), two 32-bit words per 53-bit double, Box-Muller per pair."""
     digest = hashlib.sha256(struct.pack(">QBQB", master_key(seed), module_byte, name_id, kind)).digest()
     key = torch.tensor([int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big")])
@@ -91,7 +91,7 @@ def registered():
 
 
 def test_two_names_with_equal_stream_ids_are_refused(registered, monkeypatch):
-    monkeypatch.setattr("cognition.streams.plugin_stream_id", lambda name: 42)
+    monkeypatch.setattr("cognition.architecture.streams.plugin_stream_id", lambda name: 42)
     registered(_Plain, "first")
     with pytest.raises(RegistrationError, match="'second' would share the random streams of .*'first'"):
         registered(_Plain, "second")
@@ -140,7 +140,7 @@ def test_a_plugin_for_one_mode_only_is_refused_in_the_other(registered):
 def test_plugin_settings_are_validated_against_its_settings_class(registered):
     from dataclasses import dataclass
 
-    from cognition.config_schema import num
+    from cognition.config.schema import num
 
     @dataclass(frozen=True)
     class Gain:
@@ -163,7 +163,7 @@ def test_plugin_settings_are_validated_against_its_settings_class(registered):
 def test_a_plugin_builds_and_steps_in_the_loop(registered):
     from looptools import run_loop
 
-    from cognition.assemble import assemble
+    from cognition.simulator.build import assemble
 
     registered(_Plain, "plainmod")
     cfg = load_config(overrides={"quantum": {"mode": "disabled"}, "run": {"agents": 3},
@@ -225,7 +225,7 @@ def _wide(qubits: int, **quantum) -> dict:
 def test_a_plugin_that_runs_circuits_is_held_to_the_qubit_cap(registered):
     from looptools import run_loop
 
-    from cognition.assemble import assemble
+    from cognition.simulator.build import assemble
 
     registered(_Wide, "wide")
     for quantum, cap in (({"lite_max_qubits": 4}, 4), ({"mode": "full", "max_qubits": 5}, 5)):

@@ -3,7 +3,7 @@ import io
 
 from runtools import fast_args
 
-from cognition.progress import Progress, is_progress_line
+from cognition.simulator.progress import Progress, is_progress_line
 
 
 def test_off_a_terminal_every_phase_writes_plain_lines(tmp_path, capsys):

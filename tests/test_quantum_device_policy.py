@@ -1,4 +1,4 @@
-"""The circuits' device follows the run's torch device (cognition/assemble.py, docs/quantum.md).
+"""The circuits' device follows the run's torch device (cognition/simulator/build.py, docs/quantum.md).
 
 The Aer build is stood in by patching ``quantum.aer_info`` (what the code reads to know whether
 the GPU build is installed); the decision itself is the code under test.
@@ -6,7 +6,7 @@ the GPU build is installed); the decision itself is the code under test.
 import pytest
 
 import quantum
-from cognition.assemble import _quantum_device
+from cognition.simulator.build import _quantum_device
 
 
 @pytest.mark.parametrize("run_device, kind, aer_gpu, want", [

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cognition import report
+from cognition.reporting import run_report
 from cognition.reporting.sections import SECTIONS
 from cognition.runtime.checkpoint import CheckpointStore
 from cognition.runtime.unit_history import read_history
@@ -73,7 +74,7 @@ def test_numbers_carry_units(lite_run):
 def test_every_plot_is_a_valid_png_and_linked(lite_run):
     md = (lite_run / "report.md").read_text()
     linked = re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", md)
-    assert sorted(linked) == sorted(report.PLOTS.values())
+    assert sorted(linked) == sorted(run_report.PLOTS.values())
     for name in linked:
         w, h = _png_ok(lite_run / name)
         assert w > 300 and h > 200, (name, w, h)
@@ -82,7 +83,7 @@ def test_every_plot_is_a_valid_png_and_linked(lite_run):
 def test_html_is_one_file(lite_run):
     page = (lite_run / "report.html").read_text()
     sources = re.findall(r'src="([^"]*)"', page)
-    assert len(sources) == len(report.PLOTS) and all(s.startswith("data:image/png;base64,") for s in sources)
+    assert len(sources) == len(run_report.PLOTS) and all(s.startswith("data:image/png;base64,") for s in sources)
     assert "<script" not in page and "href=" not in page  # nothing to fetch, nothing to run
     import base64
 
@@ -122,7 +123,7 @@ def test_band_centre_is_the_recorded_per_cycle_phi(lite_run):
 def test_rebuild_from_the_run_directory_alone(lite_run, tmp_path, units_from):
     copy = tmp_path / "copy"
     shutil.copytree(lite_run, copy)
-    for name in ["report.md", "report.html", *report.PLOTS.values()]:
+    for name in ["report.md", "report.html", *run_report.PLOTS.values()]:
         (copy / name).unlink()
     if units_from != "unit_history.npy":  # runs of older versions: units.npy, or units in the checkpoint
         units = np.array(read_history(copy / "unit_history.npy"))
@@ -135,7 +136,7 @@ def test_rebuild_from_the_run_directory_alone(lite_run, tmp_path, units_from):
     assert report.main([str(copy)]) == 0
     assert (copy / "report.md").read_text() == (lite_run / "report.md").read_text()
     assert json.loads((copy / "report.json").read_text()) == json.loads((lite_run / "report.json").read_text())
-    for name in report.PLOTS.values():
+    for name in run_report.PLOTS.values():
         _png_ok(copy / name)
 
 

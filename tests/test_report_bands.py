@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from cognition import phi
-from cognition.reporting.bands import circular_shift, phi_bands
+from cognition.phi.resampling import circular_shift
+from cognition.reporting.bands import phi_bands
 
 N = 4
 INDEPENDENT = 0.5 * np.eye(N)

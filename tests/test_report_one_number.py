@@ -1,7 +1,7 @@
 """One number per label: every place a run's Phi numbers are printed says the same number under the same label.
 
-Source of truth: the run's report.json (``phi`` from cognition.analysis.summarise_phi, ``controls`` from
-cognition.analysis.summarise_controls), the numbers the run computed. Each place that prints them, the CLI
+Source of truth: the run's report.json (``phi`` from cognition.analysis.summary.summarise_phi, ``controls`` from
+cognition.analysis.summary.summarise_controls), the numbers the run computed. Each place that prints them, the CLI
 lines of ``python -m cognition.validate``, report.md, report.html, comparison.md, the terminal table of
 ``python -m cognition.report`` and the comparison plot, is parsed and every printed number is checked against
 report.json at the precision it is printed with (0.2958 agrees with 0.29584...; 0.2959 does not).
@@ -27,8 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from cognition import criteria, report
-from cognition.config import load_config
+from cognition import report
+from cognition.analysis import criteria
+from cognition.config.settings import load_config
 from cognition.reporting import compare_plot
 from cognition.validate import main as validate_main
 

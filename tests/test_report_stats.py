@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from cognition.reporting.stats import holm, independent_difference, welch_difference
+from cognition.analysis.statistics import holm, independent_difference, welch_difference
 
 
 def test_independent_difference_matches_the_wald_test_by_hand():

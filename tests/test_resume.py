@@ -99,7 +99,7 @@ def test_a_run_of_another_release_is_not_resumed(tmp_path):
 
     import cognition
     from cognition.errors import UsageError
-    from cognition.rundir import check_release
+    from cognition.simulator.rundir import check_release
 
     major_minor = ".".join(cognition.__version__.split(".")[:2])
     check_release(tmp_path)

@@ -2,7 +2,7 @@
 
 Before: ``runner.config_hash`` hashed by section name, so ``runtime.autocast`` (numerics) edited into a stopped
 run's config.yaml was continued without a word, ``quantum.lite_threads`` (execution) refused the resume, and the
-refusal said "config hash differs" without naming the field. Now every field is tagged (cognition.config
+refusal said "config hash differs" without naming the field. Now every field is tagged (cognition.config.settings
 CHANGES_OF), a checkpoint records its science and numerics settings, and the refusal names each field with
 both values.
 """
@@ -77,8 +77,8 @@ def test_a_checkpoint_written_before_the_tags_still_resumes(finished, tmp_path, 
 
 
 def test_the_checkpoint_records_what_the_hash_covers(finished):
-    from cognition.config import CHANGES_OF, config_from_resolved
-    from cognition.runner import config_hash
+    from cognition.config.settings import CHANGES_OF, config_from_resolved
+    from cognition.simulator.runner import config_hash
     from cognition.runtime.checkpoint import CheckpointStore
 
     payload, _ = CheckpointStore(finished).load_latest()

@@ -6,7 +6,7 @@ counter (4 words), key (2 words) -> output (4 words).
 import pytest
 import torch
 
-from cognition.rng import blocks_to_uniforms, box_muller, philox4x32
+from cognition.architecture.rng import blocks_to_uniforms, box_muller, philox4x32
 
 KAT = [
     ([0, 0, 0, 0], [0, 0], [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]),

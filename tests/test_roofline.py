@@ -5,7 +5,7 @@ import math
 import pytest
 
 from cognition.benchmarks import roofline
-from cognition.config import load_config
+from cognition.config.settings import load_config
 from quantum import CircuitTemplate, Gate
 
 

@@ -6,11 +6,10 @@ import os
 import numpy as np
 import pytest
 
-from cognition.errors import UsageError
-from cognition.rundir import create_run_dir, run_dir_state
-from cognition.runfiles import RunFiles, RunRecords
-from cognition.runtime.checkpoint import CheckpointError
-from cognition.runtime.lock import RunDirBusyError, RunDirLock
+from cognition.errors import CheckpointError, RunDirBusyError, UsageError
+from cognition.simulator.rundir import create_run_dir, state as run_dir_state
+from cognition.simulator.runfiles import RunFiles, RunRecords
+from cognition.runtime.lock import RunDirLock
 from cognition.runtime.unit_history import HistoryError, UnitHistory, UnitWindow, read_history
 
 
@@ -24,17 +23,30 @@ def test_a_second_lock_names_the_holder_pid(tmp_path):
 
 
 @pytest.mark.parametrize("leftovers, state", [
-    ([], "reusable"),
-    ([".lock"], "reusable"),
-    ([".lock", ".tmp-k2j3.yaml"], "reusable"),  # killed inside the atomic write of config.yaml
-    ([".claimed", "config.yaml.tmp"], "reusable"),  # what older versions left
-    ([".lock", "config.yaml"], "run"),
+    ([], "restart"),
+    ([".lock"], "restart"),
+    ([".lock", ".tmp-k2j3.yaml"], "restart"),  # killed inside the atomic write of config.yaml
+    ([".claimed", "config.yaml.tmp"], "restart"),  # what older versions left
+    ([".lock", "config.yaml"], "resume"),
+    ([".lock", "config.yaml", "report.json"], "resume"),  # a report that does not say completed
     ([".lock", "notes.txt"], "foreign"),
 ])
 def test_run_dir_states(tmp_path, leftovers, state):
     for name in leftovers:
         (tmp_path / name).write_text("x")
     assert run_dir_state(tmp_path) == state
+
+
+def test_a_completed_report_is_finished_and_no_directory_is_fresh(tmp_path):
+    """One classification for validate, sweeps and ablations (cognition.simulator.rundir.state)."""
+    assert run_dir_state(tmp_path / "none") == "fresh"
+    (tmp_path / "config.yaml").write_text("x")
+    (tmp_path / "report.json").write_text('{"status": "interrupted"}')
+    assert run_dir_state(tmp_path) == "resume"
+    (tmp_path / "report.json").write_text('{"status": "completed"}')
+    assert run_dir_state(tmp_path) == "finished"
+    (tmp_path / "file").write_text("x")
+    assert run_dir_state(tmp_path / "file") == "foreign"
 
 
 def test_claim_reuses_leftovers_and_never_a_claimed_directory(tmp_path):

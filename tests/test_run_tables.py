@@ -11,7 +11,7 @@ from clitools import python_code
 from test_report import shared_run
 
 import cognition.api as hc
-from cognition.controls import population
+from cognition.architecture.controls import population
 from cognition.errors import MissingExtraError, UsageError
 from cognition.reporting.frames import flat_record
 

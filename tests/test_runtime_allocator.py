@@ -8,14 +8,8 @@ import sys
 
 import pytest
 
-from cognition.runtime.allocator import (
-    AllocatorAlreadyInitialisedError,
-    AllocatorConfigError,
-    alloc_conf_in_effect,
-    apply_alloc_conf,
-    canonical_alloc_conf,
-    parse_alloc_conf,
-)
+from cognition.runtime.allocator import AllocatorAlreadyInitialisedError, alloc_conf_in_effect, apply_alloc_conf, canonical_alloc_conf, parse_alloc_conf
+from cognition.errors import AllocatorConfigError
 
 
 def test_parse_valid():

@@ -8,15 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from cognition.runtime.checkpoint import (
-    FORMAT,
-    CheckpointError,
-    CheckpointStore,
-    capture_rng_states,
-    decode_payload,
-    encode_payload,
-    restore_rng_states,
-)
+from cognition.runtime.checkpoint import FORMAT, CheckpointStore, capture_rng_states, decode_payload, encode_payload, restore_rng_states
+from cognition.errors import CheckpointError
 
 
 def _payload(cycle: int) -> dict:

@@ -6,12 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from cognition.runtime.device import (
-    DeviceRequestError,
-    DeviceUnavailableError,
-    cuda_unavailable_reason,
-    resolve_device,
-)
+from cognition.runtime.device import cuda_unavailable_reason, resolve_device
+from cognition.errors import DeviceRequestError, DeviceUnavailableError
 
 GiB = 2**30
 

@@ -8,8 +8,8 @@ import sys
 import pytest
 import torch
 
-from cognition.runtime.faults import Fault, FaultInjector, FaultSpecError, parse_fault_spec
-from cognition.runtime.oom import classify_oom
+from cognition.runtime.faults import Fault, FaultInjector, parse_fault_spec
+from cognition.errors import FaultSpecError, classify_oom
 from quantum.errors import QuantumMemoryError
 
 

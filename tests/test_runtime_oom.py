@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from cognition.runtime.faults import FaultInjector
-from cognition.runtime.oom import OOM_KINDS, classify_oom, free_memory, next_batch, oom_advice
+from cognition.errors import OOM_KINDS, classify_oom
+from cognition.runtime.oom import free_memory, next_batch, oom_advice
 from quantum.errors import QuantumMemoryError
 
 

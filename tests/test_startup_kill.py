@@ -4,7 +4,7 @@ Before, a SIGKILL between `.claimed` and `config.yaml` stranded the directory: n
 `--resume` ("not a hybrid-cognition run directory") nor `--out` ("not empty") worked.
 Here the process kills itself at the exact start-up steps (a fresh interpreter with one
 function replaced), and then, at random instants, from outside (the slow soak).
-"missing" below means killed before the directory was created: --out simply starts it. Every
+"fresh" below means killed before the directory was created: --out simply starts it. Every
 time the directory must be either reused by `--out` or continued by `--resume`, and the
 result must equal an uninterrupted run.
 """
@@ -16,7 +16,7 @@ import pytest
 from clitools import command, python_code
 from runtools import fast_args, run, science
 
-from cognition.rundir import run_dir_state
+from cognition.simulator.rundir import state as run_dir_state
 
 KILL_AT = """
 import importlib, os, signal, sys
@@ -30,9 +30,9 @@ sys.exit(main({argv!r}))
 
 # where the process dies: (module, attribute path of the function it dies on entering) -> state it leaves
 STEPS = {
-    "inside the claim, before config.yaml": ("cognition.rundir", ["write_yaml"], "reusable"),
-    "right after config.yaml, before anything else": ("cognition.session", ["Session", "_write_inputs"], "run"),
-    "after provenance, before the cycle-0 checkpoint": ("cognition.runner", ["Runner", "_checkpoint"], "run"),
+    "inside the claim, before config.yaml": ("cognition.simulator.rundir", ["write_yaml"], "restart"),
+    "right after config.yaml, before anything else": ("cognition.simulator.session", ["Session", "_write_inputs"], "resume"),
+    "after provenance, before the cycle-0 checkpoint": ("cognition.simulator.runner", ["Runner", "_checkpoint"], "resume"),
 }
 
 
@@ -58,9 +58,9 @@ def _killed_at(step, argv, cwd):
 def continue_run(run_dir, argv, capsys):
     """Whatever the kill left: --resume a claimed directory, --out again into a reusable one."""
     state = run_dir_state(run_dir)
-    if state == "run":
+    if state in ("resume", "finished"):
         return state, run(["--resume", run_dir], capsys)
-    assert state in ("reusable", "missing"), state
+    assert state in ("restart", "fresh"), state
     return state, run(argv + ["--out", run_dir], capsys)
 
 
@@ -70,7 +70,7 @@ def test_a_kill_at_each_startup_step_leaves_it_resumable_or_reusable(reference, 
     res = _killed_at(step, argv + ["--out", out], tmp_path)
     assert res.returncode == -signal.SIGKILL, res.stderr
     assert run_dir_state(out) == STEPS[step][-1]
-    if STEPS[step][-1] == "reusable":
+    if STEPS[step][-1] == "restart":
         rc, _, err = run(["--resume", out], capsys)
         assert rc == 2 and len(err) == 1 and f"start a run in it with --out {out}" in err[0]
     _, (rc, _, err) = continue_run(out, argv, capsys)

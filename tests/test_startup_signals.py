@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from runtools import fast_args, run, science
 
-from cognition.progress import is_progress_line
-from cognition.rundir import run_dir_state
+from cognition.simulator.progress import is_progress_line
+from cognition.simulator.rundir import state as run_dir_state
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMORY_LIMIT = 6 << 30  # address space of each run started here (torch maps far more than it touches)
@@ -107,10 +107,10 @@ def test_twenty_signals_in_the_first_second_each_end_in_one_line_and_a_usable_di
                 assert f"stopped by {sig.name} after cycle" in stdout, what
                 outcome = "run stopped after a cycle"
         state = run_dir_state(out)
-        if state == "run":
+        if state in ("resume", "finished"):
             rc, _, lines = run(["--resume", out], capsys)
         else:
-            assert state in ("missing", "reusable"), (what, state, sorted(p.name for p in out.iterdir()))
+            assert state in ("fresh", "restart"), (what, state, sorted(p.name for p in out.iterdir()))
             rc, _, lines = run(argv + ["--out", out], capsys)
         assert rc in (0, 1), (what, state, lines)
         assert science(out) == reference, what

@@ -8,8 +8,8 @@ import pytest
 import torch
 from scipy import stats
 
-from cognition.rng import blocks_to_uniforms, philox4x32
-from cognition.streams import AgentStreams, philox_key, stream_key
+from cognition.architecture.rng import blocks_to_uniforms, philox4x32
+from cognition.architecture.streams import AgentStreams, philox_key, stream_key
 
 
 def test_agent_draws_independent_of_batch_composition():
@@ -31,7 +31,7 @@ def test_streams_differ_by_cycle_module_agent_seed_and_kind():
 
 def test_draws_follow_the_documented_layout():
     # the reference: Philox4x32-10 of counter (block, agent, cycle lo, cycle hi) under the stream's key,
-    # two words per 53-bit double, in block order (module docstring of cognition/streams.py)
+    # two words per 53-bit double, in block order (module docstring of cognition/architecture/streams.py)
     cycle, agents = 2**32 + 19, np.array([0, 5, 1024])
     key = torch.tensor(philox_key(7, *stream_key("workspace"), 0))
     expected = []
@@ -143,8 +143,8 @@ def test_uniform32_takes_one_word_per_number_in_block_order():
 
 def test_the_init_streams_modules_draw_from_start_after_the_initial_broadcast():
     # before 0.2.0 every draw of a fresh "init" object repeated the initial broadcast's numbers
-    from cognition.assemble import assemble
-    from cognition.config import load_config
+    from cognition.simulator.build import assemble
+    from cognition.config.settings import load_config
 
     loop = assemble(load_config(overrides={"run": {"agents": 3}, "quantum": {"mode": "disabled"},
                                            "runtime": {"device": "cpu"}})).loop

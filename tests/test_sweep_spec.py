@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from cognition import sweep
-from cognition.sweeps.keys import SweepError, check_sweep_key, sweepable_keys
+from cognition.sweeps.keys import check_sweep_key, sweepable_keys
 from cognition.sweeps.naming import point_name
-from cognition.sweeps.plots import t_interval
+from cognition.analysis.statistics import t_interval
 from cognition.sweeps.point import PointResult, PointTask
 from cognition.sweeps.progress import SweepProgress, format_duration
 from cognition.sweeps.ray_executor import _failed
 from cognition.sweeps.spec import load_sweep
+from cognition.errors import SweepError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -235,7 +236,7 @@ def test_ray_failure_status_is_decided_by_type_not_class_name():
 
 def test_a_point_directory_must_agree_in_every_field_but_execution(tmp_path):
     """A directory the sweep resumes or reuses holds the point's configuration in every science, numerics
-    and verdict field (cognition.config.CHANGES_OF): runtime.autocast (numerics) edited in is refused,
+    and verdict field (cognition.config.settings.CHANGES_OF): runtime.autocast (numerics) edited in is refused,
     runtime.threads (execution) is not. Before, all of runtime was left out of the comparison."""
     import yaml
 

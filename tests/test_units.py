@@ -38,8 +38,8 @@ def test_no_unit_is_predictable_from_the_others(mode, seed):
 def test_a_setting_that_leaves_every_unit_unchanged_leaves_phi_unchanged():
     # The yoked twins and their donors run beside the agents and never feed them: the agents' rows are
     # the same bit for bit with and without the control, and so is their Phi.
-    from cognition.assemble import assemble
-    from cognition.config import load_config
+    from cognition.simulator.build import assemble
+    from cognition.config.settings import load_config
 
     results = []
     for yoked in (True, False):
@@ -56,10 +56,10 @@ def test_a_setting_that_leaves_every_unit_unchanged_leaves_phi_unchanged():
 
 @pytest.mark.parametrize("mode", ["disabled", "lite"])
 def test_unit_count_from_the_config_matches_the_built_loop(mode):
-    # the runtime plans memory and disk from the config before building anything (cognition/session.py)
-    from cognition.assemble import assemble
-    from cognition.config import load_config
-    from cognition.loop import WORKSPACE_SIGNALS
+    # the runtime plans memory and disk from the config before building anything (cognition/simulator/session.py)
+    from cognition.simulator.build import assemble
+    from cognition.config.settings import load_config
+    from cognition.architecture.loop import WORKSPACE_SIGNALS
     from cognition.modules import unit_signal_count
 
     cfg = load_config(overrides={"quantum": {"mode": mode}})

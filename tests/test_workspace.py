@@ -7,10 +7,10 @@ import pytest
 import scipy.stats
 import torch
 
-from cognition.config import WorkspaceConfig
+from cognition.config.settings import WorkspaceConfig
 from cognition.errors import ConfigError
 from cognition.modules.base import Proposal
-from cognition.workspace import (NO_ACCESS, SharedWorkspace, access_step, execution_order, ignition_curve,
+from cognition.architecture.workspace import (NO_ACCESS, SharedWorkspace, access_step, execution_order, ignition_curve,
                                  surprise, wiring_graph)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from cognition.cli import OneLineParser
-from cognition.errors import abbreviate
+from cognition.errors import DeviceRequestError, DeviceUnavailableError, abbreviate
 
 
 def refuse(bad: list[str]) -> None:
@@ -23,7 +23,7 @@ def suite_parser(suite: str, **kwargs) -> OneLineParser:
 def device_problem(flag: str, request: str) -> str | None:
     """Why ``request`` (auto, cpu, cuda, cuda:N) cannot be used on this machine, as one line naming ``flag``;
     None when it can (cognition.runtime.device.resolve_device, the runs' own policy)."""
-    from cognition.runtime.device import DeviceRequestError, DeviceUnavailableError, resolve_device
+    from cognition.runtime.device import resolve_device
 
     try:
         resolve_device(request)

@@ -41,7 +41,7 @@ MODES = {"disabled": "disable-quantum", "lite": "quantum-lite", "full": "full (A
 
 
 def _config(mode: str, agents: int, device: str, compile_mode: str = "off", control: str = "yoked"):
-    from cognition.config import load_config
+    from cognition.config.settings import load_config
 
     return load_config(overrides={"run": {"agents": agents, "cycles": 64}, "quantum": {"mode": mode},
                                   "runtime": {"device": device, "compile": compile_mode},
@@ -49,7 +49,7 @@ def _config(mode: str, agents: int, device: str, compile_mode: str = "off", cont
 
 
 def _loop(mode: str, agents: int, device: str, compile_mode: str = "off", control: str = "yoked"):
-    from cognition.assemble import assemble
+    from cognition.simulator.build import assemble
 
     return assemble(_config(mode, agents, device, compile_mode, control)).loop
 

@@ -21,11 +21,8 @@ is seeded by (seed, family, size, index), so any row can be repeated alone.
 """
 from __future__ import annotations
 
-import json
-import math
 import time
 import zlib
-from pathlib import Path
 
 import numpy as np
 
@@ -41,37 +38,6 @@ NULL_FAMILIES = ("stationary independent AR(1)", "independent, shared start-up t
                  "two independent coupled halves", "real runs, modules from different agents")
 TARGET_FAMILIES = ("random VAR(1) per agent (6-8 nodes)", "strong system, random unit signs",
                    "near-tied system, random unit signs")
-# The measured table that reports quote; refresh it with
-# python -m cognition.bench calibration --seed 1 --jobs 2 --json FILE, then copy its "calibration" entry here
-RECORD = Path(__file__).with_name("calibration_record.json")
-COMMAND = "python -m cognition.bench calibration"
-
-
-def applicable_calibration(agents: int, cycles: int, record: Path = RECORD) -> dict | None:
-    """The recorded figures for a run's size: every null family and every accuracy family at the measured
-    size nearest (agents, cycles) on a log scale (None when no record is installed)."""
-    if not record.exists():
-        return None
-    table = json.loads(record.read_text())
-    table = table.get("calibration", table)  # the bench's --json wraps each suite's results by name
-    if "accuracy" not in table or "null_families" not in table:  # a record of the pooled estimate (<= 0.3.1)
-        return None
-
-    def nearest(rows):
-        best = min({(r["agents"], r["cycles"]) for r in rows},
-                   key=lambda s: abs(math.log(s[0] / agents)) + abs(math.log(s[1] / cycles)))
-        return best, [r for r in rows if (r["agents"], r["cycles"]) == best]
-
-    null_size, nulls = nearest(table["null_families"])
-    size, targets = nearest(table["accuracy"])
-    return {"command": f"{COMMAND} --seed {table['settings']['seed']}", "alpha": table["settings"]["alpha"],
-            "null_size": list(null_size), "size": list(size), "exact_size": size == (agents, cycles),
-            "null_families": [{k: r[k] for k in ("family", "systems", "false_positive_rate", "verdict_rate")}
-                              for r in nulls],
-            "accuracy": [{k: r[k] for k in ("family", "draws", "median_error_bits", "coverage", "power")}
-                         for r in targets]}
-
-
 def _parser():
     p = suite_parser("calibration", description="False-positive rates, accuracy and CI coverage of phi.estimate "
                                             "on ensembles of differing agents.")
@@ -165,8 +131,8 @@ def _target_task(task) -> tuple:
 def real_run_units(mode: str, seed: int, agents: int = 8, cycles: int = 50) -> tuple[np.ndarray, list[str]]:
     """Units (agents, cycles, n) of a run of the loop's agents (default config, no Phi; not their
     yoked twins or donors), and their names."""
-    from cognition.assemble import assemble
-    from cognition.config import load_config
+    from cognition.simulator.build import assemble
+    from cognition.config.settings import load_config
 
     cfg = load_config(overrides={"run": {"agents": agents, "cycles": cycles, "seed": seed},
                                  "quantum": {"mode": mode}, "runtime": {"device": "cpu"}})

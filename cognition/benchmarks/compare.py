@@ -6,7 +6,7 @@ difference is zero by construction (a seed is an independent draw of the archite
 weights and noise). Every test compares what ``cognition.report`` compares, each run's
 headline Phi (report.json ``phi.headline_bits``, the mean over agents of each agent's own Phi):
 
-* the across-run test (:func:`cognition.reporting.stats.welch_difference` on the runs'
+* the across-run test (:func:`cognition.analysis.statistics.welch_difference` on the runs'
   headlines) on disjoint groups of ``--group-size`` seeds against ``--group-size`` other
   seeds: with N seeds per mode there are N / (2 k) comparisons that share no run, so that
   their outcomes are independent and the binomial interval of the rate is valid; overlapping
@@ -14,7 +14,7 @@ headline Phi (report.json ``phi.headline_bits``, the mean over agents of each ag
   groups of consecutive seeds (0-4 against 5-9, as a user numbers them) and of spaced seeds
   (:func:`splits`), with the correlation of neighbouring seeds' headlines beside them;
 * for contrast, the within-seed test (the difference of two runs' headlines with the standard
-  error across their agents, :func:`cognition.reporting.stats.independent_difference`) on
+  error across their agents, :func:`cognition.analysis.statistics.independent_difference`) on
   disjoint pairs of single runs from the same runs (N / 2 pairs per mode), whose standard
   error leaves out the seed-to-seed variation;
 * power: the across-run test between the modes, group i of one mode against group i of
@@ -43,6 +43,7 @@ import numpy as np
 from cognition.benchmarks import refuse, suite_parser
 from cognition.cli import int_between
 from cognition.runtime.lifeline import bound_pool
+from cognition.simulator.rundir import REPORT
 
 COMMAND = "python -m cognition.bench compare"
 MAX_RUNS = 10_000  # runs per mode: 2 x --group-size x --comparisons
@@ -93,7 +94,7 @@ def make_run(path: str, mode: str, seed: int, cycles: int, agents: int, control:
         argv.append(MODE_FLAGS[mode])
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         rc = main(argv)
-    if rc not in (0, 1) or not (path / "report.json").is_file():
+    if rc not in (0, 1) or not (path / REPORT).is_file():
         raise RuntimeError(f"cognition.validate {' '.join(argv)} exited {rc} without a report")
     return str(path)
 
@@ -101,7 +102,7 @@ def make_run(path: str, mode: str, seed: int, cycles: int, agents: int, control:
 def make_runs(root: Path, jobs: list[tuple[str, int]], args) -> dict[tuple[str, int], Path]:
     """Every (mode, seed) run under ``root``, reusing the finished ones; progress on stdout."""
     paths = {job: run_dir(root, *job, args.cycles, args.agents) for job in jobs}
-    todo = [job for job in jobs if not (paths[job] / "report.json").is_file()]
+    todo = [job for job in jobs if not (paths[job] / REPORT).is_file()]
     print(f"runs: {len(jobs) - len(todo)} of {len(jobs)} reused from {root}, {len(todo)} to make "
           f"({args.workers} worker{'s' if args.workers > 1 else ''})", flush=True)
     t0 = time.perf_counter()
@@ -177,7 +178,7 @@ def null_rates(runs: list, args) -> dict:
 def _random_splits(values: np.ndarray, k: int, args, draws: int = 3000) -> dict:
     """The across-run test on random k-vs-k splits of all the runs' headlines: no partition's luck, but the
     splits share runs, so the rate has no binomial interval."""
-    from cognition.reporting.stats import welch_difference
+    from cognition.analysis.statistics import welch_difference
 
     rng = np.random.default_rng(args.first_seed)
     picks = [rng.choice(len(values), 2 * k, replace=False) for _ in range(draws)]

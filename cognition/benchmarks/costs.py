@@ -1,7 +1,7 @@
 """Where a cycle's time goes, for the ``agents`` suite: the per-cycle Phi timed alone, and a profile.
 
-:func:`phi_cost` times the loop's own per-cycle Phi call (:meth:`cognition.loop.IntegrationLoop.phi_at`,
-what :meth:`~cognition.loop.IntegrationLoop.step` adds to ``advance`` every cycle once the
+:func:`phi_cost` times the loop's own per-cycle Phi call (:meth:`cognition.architecture.loop.IntegrationLoop.phi_at`,
+what :meth:`~cognition.architecture.loop.IntegrationLoop.step` adds to ``advance`` every cycle once the
 window has filled) on a full window of the run's own unit signals. :func:`profile` runs batched
 cycles under cProfile and keeps the functions with the most own and cumulative time. cProfile
 charges every Python call a little, so it inflates call-heavy code (per-agent loops) against

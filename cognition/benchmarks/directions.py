@@ -1,6 +1,6 @@
 """``python -m cognition.bench directions``: the loop criterion on linear toys with the loop's layout.
 
-The criterion (cognition.analysis.loop_verdict) calls the loop through the workspace closed only when
+The criterion (cognition.analysis.summary.loop_verdict) calls the loop through the workspace closed only when
 cutting either direction lowers Phi across the broadcast cut: Phi(agents) - Phi(yoked twins) (workspace
 -> modules cut) and Phi(agents) - Phi(proposal-yoked twins) (modules -> workspace cut), each with its
 interval above 0. Here the ground truth is known. Each agent is a linear Gaussian system with 5 module
@@ -23,7 +23,7 @@ path starts 3 SD away from 0 (a start-up transient). Families:
   broadcast b_t is built from the proposals of cycle t.
 
 Couplings B and C have per-agent magnitudes, all positive (``same``) or with per-agent random signs
-(``random``). The twins are built as cognition/controls.py builds them: a twin keeps its agent's weights,
+(``random``). The twins are built as cognition/architecture/controls.py builds them: a twin keeps its agent's weights,
 gains and noise; the yoked twin's modules read the donor's w, the proposal-yoked twin's workspace reads the
 donor's m. A second set of twins to other donors gives the criterion's null (twins that differ only in
 their donors; the true difference of each direction is 0): the per-direction and joint rates of
@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-from cognition.analysis import DIRECTIONS, direction_rows, loop_verdict
+from cognition.analysis.summary import DIRECTIONS, direction_rows, loop_verdict
 from cognition.benchmarks import refuse, suite_parser
 from cognition.cli import int_between
 from cognition.phi.difference import paired_differences

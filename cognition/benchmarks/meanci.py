@@ -2,7 +2,7 @@
 
 The report's ``phi.mean_bits`` is the mean of the per-cycle Phi_R series (each value over a
 trailing window of cycles, pooled over agents) and ``phi.mean_ci_bits`` its interval
-(:func:`cognition.analysis.batch_means_ci`). Its target is the expectation of a per-cycle
+(:func:`cognition.analysis.statistics.batch_means_ci`). Its target is the expectation of a per-cycle
 value. On a stationary coupled VAR(1) (``calibration_var1``, 8 nodes) that target is known to
 Monte Carlo precision: the mean per-cycle Phi_R of many independent stationary windows of the
 same length and agent count. Each run simulates ``agents`` independent agents for ``cycles``
@@ -57,7 +57,7 @@ def block_bootstrap_ci(series: np.ndarray, block: int, n_boot: int, confidence: 
 
 
 def coverage_row(agents: int, cycles: int, args) -> dict:
-    from cognition.analysis import batch_means_ci
+    from cognition.analysis.statistics import batch_means_ci
     from cognition.phi import simulate_var1
     from cognition.phi.calibration import calibration_var1
 

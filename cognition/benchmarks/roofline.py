@@ -1,7 +1,7 @@
 """Roofline of one agent-cycle: FLOP and bytes per mode from the configuration, and the machine's roofs.
 
 :func:`count` adds up, term by term, the arithmetic one batch row executes in one cycle of
-:meth:`cognition.loop.IntegrationLoop.advance` (modules, workspace, learning; the ``agents``
+:meth:`cognition.architecture.loop.IntegrationLoop.advance` (modules, workspace, learning; the ``agents``
 suite times the per-cycle Phi apart) and the bytes it must move, from the configuration (D, the
 hidden sizes, the circuits as the torch statevector backend compiles them, shots, the RLS size
 F + 1, the surprise window). :func:`machine` measures the roofs on the current threads: batched
@@ -15,7 +15,7 @@ complex multiply 6, a complex multiply-add 8, a complex times a real 2; a (1 x k
 complex multiply-add, 14 x 2^n (896 at 6 qubits); a special function (tanh, sigmoid, exp, log,
 sqrt, ndtri; cos with sin, or a complex exponential, 2) is 1 per evaluation, which understates
 elementwise work. Random numbers: a term counts the numbers it draws and the
-Philox4x32-10 blocks they take (cognition/rng.py; 4 random words per block, made of 20 32-bit
+Philox4x32-10 blocks they take (cognition/architecture/rng.py; 4 random words per block, made of 20 32-bit
 multiplications and about 100 other 64-bit integer operations, which are not FLOP); turning words
 into doubles is 2 FLOP per double and a Box-Muller normal 3 (a log, a square root, cos with sin: 4
 special functions per pair). Bytes: compulsory traffic at 8 B a float64: each term reads its weights,
@@ -153,8 +153,8 @@ def decision(hcfg, quantum: bool) -> dict:
 
 def count(cfg) -> dict:
     """FLOP and bytes per row and per agent-cycle of ``cfg``'s cycle, term by term (module docstring)."""
-    from cognition.controls import rows_per_agent
-    from cognition.loop import WORKSPACE_SIGNALS
+    from cognition.architecture.controls import rows_per_agent
+    from cognition.architecture.loop import WORKSPACE_SIGNALS
     from cognition.modules import unit_signal_count
     from cognition.modules.noise_match import node_count
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from cognition.benchmarks import refuse, suite_parser
 from cognition.cli import int_between
+from cognition.simulator.rundir import CHECKPOINTS, METRICS
 
 MAX_CYCLES = 1_000_000  # --planned and --long (each run writes its unit history: rows x 7 units x 8 B a cycle)
 MAX_AGENT_CYCLES = 10**7  # --agents x the longest run actually made (--long, --first + 1)
@@ -42,8 +43,8 @@ def _run(out: Path, cycles: int, agents: int, stop_after: int | None) -> dict:
     if res.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(cmd)} exited {res.returncode}: {res.stderr.strip()[-500:]}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # max over children so far, KiB
-    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    sizes = [json.loads(m.read_text())["bytes"] for m in sorted((out / "checkpoints").glob("ckpt-*.json"))]
+    records = [json.loads(line) for line in (out / METRICS).read_text().splitlines()]
+    sizes = [json.loads(m.read_text())["bytes"] for m in sorted((out / CHECKPOINTS).glob("ckpt-*.json"))]
     return {"records": records, "checkpoint_bytes": sizes, "peak_rss_kib": peak if peak > before else None}
 
 

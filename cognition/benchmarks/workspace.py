@@ -4,7 +4,7 @@ For each mode and run length, one run of the default architecture per seed (seed
 independent populations; agents within a seed are the paired replications of the
 control). Every run simulates two sets of twins, to two disjoint sets of donors:
 
-* the criterion (what every run reports, cognition/analysis.py: summarise_controls): per direction
+* the criterion (what every run reports, cognition/analysis/summary.py: summarise_controls): per direction
   of the loop, Phi(agents) - Phi(the twins that cut it) across the broadcast cut, with its CI; the
   loop closes only when both are above 0. Runs longer than one window (control.window) also
   report the criterion in the last window alone;
@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from cognition.benchmarks import refuse, suite_parser
-from cognition.config import RunConfig
+from cognition.config.settings import RunConfig
 from cognition.runtime.threads import cpu_threads
 
 
@@ -50,9 +50,9 @@ def simulate(cfg, twin_sets: int):
     run with ``twin_sets`` twin sets."""
     import dataclasses
 
-    from cognition.assemble import assemble
-    from cognition.controls import population
-    from cognition.loop import IntegrationLoop
+    from cognition.simulator.build import assemble
+    from cognition.architecture.controls import population
+    from cognition.architecture.loop import IntegrationLoop
 
     base = assemble(cfg).loop
     loop = IntegrationLoop(cfg, list(base.modules.values()), device=base.device, dtype=base.dtype,
@@ -67,7 +67,7 @@ def simulate(cfg, twin_sets: int):
 
 def competition_row(cfg, records: list[dict], modules: list[str]) -> dict:
     """The run's competition figures, as its report.json ``competition`` computes them."""
-    from cognition.competition import summarise_competition
+    from cognition.architecture.competition import summarise_competition
 
     c = summarise_competition(cfg, records, modules)
     return {"winner_share": {**c["winner_share"], "no_access": c["no_access"]},
@@ -90,7 +90,7 @@ def _null(a, b, cut, cfg) -> tuple[dict, dict]:
 
 def _criterion(g: dict, cut, cfg, span: slice = slice(None)) -> dict:
     """The run's loop criterion over the cycles ``span``: each direction's difference, interval, and the verdict."""
-    from cognition.analysis import direction_rows, loop_verdict
+    from cognition.analysis.summary import direction_rows, loop_verdict
 
     part = {k: v[:, span] for k, v in g.items()}
     d = direction_rows(part["intact"], part, cut, measure=cfg.phi.measure, lag=cfg.phi.lag,
@@ -103,9 +103,9 @@ def _criterion(g: dict, cut, cfg, span: slice = slice(None)) -> dict:
 
 
 def seed_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
-    from cognition.analysis import DIRECTIONS, broadcast_cut, control_windows
-    from cognition.config import load_config
-    from cognition.controls import split_rows
+    from cognition.analysis.summary import DIRECTIONS, broadcast_cut, control_windows
+    from cognition.config.settings import load_config
+    from cognition.architecture.controls import split_rows
 
     run = {"seed": seed, "cycles": cycles, **({"agents": agents} if agents else {})}
     cfg = load_config(overrides={"run": run, "quantum": {"mode": mode}, "runtime": {"device": "cpu"}})
@@ -127,9 +127,9 @@ def seed_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
 
 
 def lesion_row(mode: str, cycles: int, seed: int, agents: int | None, lesion: str) -> dict:
-    from cognition.analysis import broadcast_cut
-    from cognition.config import load_config
-    from cognition.controls import split_rows
+    from cognition.analysis.summary import broadcast_cut
+    from cognition.config.settings import load_config
+    from cognition.architecture.controls import split_rows
 
     run = {"seed": seed, "cycles": cycles, **({"agents": agents} if agents else {})}
     cfg = load_config(overrides={"run": run, "quantum": {"mode": mode}, "runtime": {"device": "cpu"},
@@ -144,7 +144,7 @@ def lesion_row(mode: str, cycles: int, seed: int, agents: int | None, lesion: st
 
 
 def summary(rows: list[dict]) -> dict:
-    from cognition.analysis import DIRECTIONS
+    from cognition.analysis.summary import DIRECTIONS
 
     share = {k: float(np.mean([r["winner_share"][k] for r in rows])) for k in rows[0]["winner_share"]}
     out = {"seeds": len(rows), "mean_winner_share": share,
@@ -170,7 +170,7 @@ def summary(rows: list[dict]) -> dict:
 
 
 def _line(r: dict) -> str:
-    from cognition.analysis import DIRECTION_LABELS, DIRECTIONS
+    from cognition.analysis.summary import DIRECTION_LABELS, DIRECTIONS
 
     s, c = r["winner_share"], r["criterion"]
     shares = " ".join(f"{k[:4]} {v:.3f}" for k, v in s.items())

@@ -8,8 +8,8 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from cognition.cli import OneLineParser, int_between
-from cognition.config import MAX_CYCLES
-from cognition.errors import ConfigError, UsageError, abbreviate
+from cognition.config.settings import MAX_CYCLES
+from cognition.errors import ConfigError, RunFailed, UsageError, abbreviate
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MAX_SEEDS = 10_000  # seeds per condition (runs: conditions x seeds)
@@ -85,7 +85,7 @@ def _check_resources(args, settings: dict, kept: list) -> None:
     from cognition.experiment.ablations import config_sections
     from cognition.runtime.memlimits import host_limits
     from cognition.runtime.planner import check_disk, check_host, free_disk_bytes
-    from cognition.session import Session
+    from cognition.simulator.session import Session
 
     try:
         cfg = configure(path=args.config, **config_sections(settings, {}, settings["seeds"][-1]))
@@ -114,9 +114,9 @@ def _check_resources(args, settings: dict, kept: list) -> None:
 
 def ablations(args) -> int:
     from cognition.experiment.ablation_report import write_report
-    from cognition.experiment.ablations import RunFailed, check_settings, run_all
+    from cognition.experiment.ablations import check_settings, run_all
     from cognition.experiment.conditions import contrasts
-    from cognition.provenance import git_sha
+    from cognition.simulator.provenance import git_sha
 
     out = Path(args.out)
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from cognition.experiment.ablation_stats import OUTCOMES
-from cognition.reporting import fmt
+from cognition.analysis import fmt
 from cognition.reporting.plots import DPI, _save, pyplot
 from cognition.runtime.checkpoint import atomic_write
 

@@ -11,11 +11,11 @@ import math
 from pathlib import Path
 
 from cognition.experiment.ablation_plots import forest_plot
-from cognition.experiment.ablation_stats import (MDE_POWER, OUTCOMES, PRIMARY, condition_summary, contrast_table,
-                                                 missing_outcomes)
-from cognition.reporting import fmt
+from cognition.analysis import fmt
+from cognition.analysis.statistics import MDE_POWER
+from cognition.experiment.ablation_stats import OUTCOMES, PRIMARY, condition_summary, contrast_table, missing_outcomes
 from cognition.reporting.document import Figure, Section, Table, html_page, markdown
-from cognition.rundir import write_json
+from cognition.simulator.rundir import write_json
 from cognition.runtime.checkpoint import atomic_write
 
 TITLE = "Ablation experiment"

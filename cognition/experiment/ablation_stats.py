@@ -4,7 +4,7 @@ Input: ``results = {condition: {seed: summary}}``, one summary per run (see :dat
 the numbers it holds). The replication unit is the seed: it draws the architecture and every
 noise stream, and its agents are already averaged into the run's summary (Phi is the run's
 headline, the mean over agents of each agent's own Phi). A contrast ``condition - reference`` is tested by the paired t
-test on the per-seed differences (:func:`cognition.reporting.stats.paired_t_difference`); a seed
+test on the per-seed differences (:func:`cognition.analysis.statistics.paired_t_difference`); a seed
 missing from either side, or whose value is missing or not finite, is left out and listed with
 the reason.
 
@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import math
 
-from cognition.reporting.stats import holm, paired_t_difference
-from cognition.sweeps.plots import t_interval
+from cognition.analysis.statistics import holm, minimum_detectable_effect, paired_t_difference, t_interval
 
 PRIMARY = "phi_bits"
 # outcome -> (name in the report, unit, what it is)
@@ -36,7 +35,6 @@ OUTCOMES = {
     "winner_share.none": ("winner share: none", "", "share of cycles without a winner"),
     "noise_var": ("noise variance", "", "the unconscious module's per-unit sampling-noise variance, run mean"),
 }
-MDE_POWER = 0.8
 
 
 def outcome_value(summary: dict | None, outcome: str) -> float | None:
@@ -65,22 +63,10 @@ def _why_dropped(value, side: str) -> str | None:
     return None if math.isfinite(value) else f"non-finite in {side} ({value})"
 
 
-def minimum_detectable_effect(sd: float, n: int, confidence: float = 0.95, power: float = MDE_POWER) -> float | None:
-    """The smallest true mean difference a paired t test on ``n`` seeds detects with ``power`` (two-sided):
-    (t_{1-alpha/2, n-1} + t_{power, n-1}) sd / sqrt(n), alpha = 1 - confidence (the normal-theory
-    approximation with t quantiles; Cohen 1988, ch. 2). None with fewer than 2 seeds."""
-    from scipy.special import stdtrit  # the inverse of Student's t CDF
-
-    if n < 2 or sd is None or not math.isfinite(sd):
-        return None
-    quantiles = stdtrit(n - 1, 0.5 + confidence / 2) + stdtrit(n - 1, power)
-    return float(quantiles * sd / math.sqrt(n))
-
-
 def paired_difference(a: dict, b: dict, confidence: float = 0.95, names: tuple[str, str] = ("a", "b")) -> dict:
     """The paired difference a - b over the seeds that have a finite value in both ({seed: value} each).
 
-    Returns :func:`~cognition.reporting.stats.paired_t_difference`'s keys (``difference``, ``sd``,
+    Returns :func:`~cognition.analysis.statistics.paired_t_difference`'s keys (``difference``, ``sd``,
     ``standard_error``, ``ci``, ``t``, ``df``, ``p_value``, ``n``, ``method``, ``note``) plus ``seeds``
     and ``differences`` (per seed, ascending), ``dropped`` ([{seed, reason}], reasons named after
     ``names``) and ``mde`` (:func:`minimum_detectable_effect`). With fewer than 2 seeds the test

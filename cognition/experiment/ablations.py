@@ -18,7 +18,6 @@ import contextlib
 import io
 import itertools
 import json
-import shutil
 import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, wait
@@ -27,12 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.errors import UsageError
+from cognition.errors import RunFailed, UsageError
 from cognition.experiment.conditions import REFERENCE, Condition, overrides
 from cognition.runtime.lifeline import bound_pool
+from cognition.simulator import rundir
+from cognition.simulator.rundir import write_json
 
 SETTINGS_FILE = "experiment.json"
-FINISHED = "completed"  # a run's report status that is reused; any other is resumed
+FINISHED = "completed"  # a summary's run status that is reused; any other run is resumed
 MUST_MATCH = ("cycles", "agents", "quantum_mode", "config_text", "conditions")  # what a resumed experiment keeps
 
 
@@ -64,7 +65,7 @@ def summarise(results) -> dict:
 
 
 def config_sections(settings: dict, condition_overrides: dict, seed: int) -> dict:
-    from cognition.config import _merge
+    from cognition.config.settings import _merge
 
     base = {"run": {"seed": seed, "cycles": settings["cycles"], "agents": settings["agents"]},
             "quantum": {"mode": settings["quantum_mode"]}, "control": {"yoked": False},
@@ -74,24 +75,22 @@ def config_sections(settings: dict, condition_overrides: dict, seed: int) -> dic
 
 def make_run(out: str, settings: dict, name: str, condition_overrides: dict, seed: int) -> dict:
     """Run (or resume, or summarise) one condition for one seed; writes and returns its summary."""
-    from cognition.api import Simulator, configure
-    from cognition.rundir import write_json
+    from cognition.api import Simulator, configure  # the simulator's first import: --help stays fast
+    from cognition.reporting.results import RunResults
 
     path = run_path(Path(out), name, seed)
     summary_file = path.with_suffix(".json")
+    found = rundir.state(path)
+    if found == "foreign":
+        raise UsageError(f"{path}: holds something that is not a run of this experiment; move it away")
     quiet = contextlib.redirect_stdout(io.StringIO())
     with quiet, contextlib.redirect_stderr(io.StringIO()):
-        if run_status(path) == FINISHED:
-            from cognition.results import RunResults
+        if found == "finished":
             results = RunResults(path)
-        elif (path / "checkpoints").is_dir() and any((path / "checkpoints").iterdir()):
+        elif found == "resume":  # stopped or killed after its claim: from its last checkpoint, or cycle 0
             with Simulator.resume(path, progress=False) as sim:
                 results = sim.run()
-        else:
-            if path.exists():  # a run that never checkpointed; not while another process holds it
-                from cognition.runtime.lock import RunDirLock
-                with RunDirLock(path, what="an ablation run"):
-                    shutil.rmtree(path)
+        else:  # fresh, or a start killed before its claim
             path.parent.mkdir(parents=True, exist_ok=True)
             cfg = configure(path=settings["config"], **config_sections(settings, condition_overrides, seed))
             with Simulator(cfg, out=path, progress=False) as sim:
@@ -99,14 +98,6 @@ def make_run(out: str, settings: dict, name: str, condition_overrides: dict, see
     summary = dict(summarise(results), condition=name, seed=seed)
     write_json(summary_file, summary)
     return summary
-
-
-def run_status(path: Path) -> str | None:
-    """The status of a run directory's report.json ("completed", "interrupted", "failed"), None without one."""
-    try:
-        return json.loads((path / "report.json").read_text()).get("status")
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 def read_summaries(out: Path, conditions: list[Condition], seeds: list[int], unfinished: list | None = None) -> dict:
@@ -129,7 +120,6 @@ def read_summaries(out: Path, conditions: list[Condition], seeds: list[int], unf
 
 def check_settings(out: Path, settings: dict) -> None:
     """Claim OUT for these settings, or check that a resumed experiment keeps them (UsageError if not)."""
-    from cognition.rundir import write_json
 
     f = out / SETTINGS_FILE
     if f.is_file():
@@ -231,7 +221,3 @@ def _sigterm_interrupts():
         signal.signal(signal.SIGTERM, previous)
 
 
-class RunFailed(Exception):
-    def __init__(self, condition: str, seed: int, cause: BaseException):
-        super().__init__(f"run {condition} seed {seed} failed: {type(cause).__name__}: {str(cause).splitlines()[0]}"
-                         if str(cause) else f"run {condition} seed {seed} failed: {type(cause).__name__}")

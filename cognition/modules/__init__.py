@@ -1,6 +1,6 @@
 """Cognitive modules, and how a configuration becomes module instances.
 
-:func:`cognition.plugins.lookup` maps a module name and a variant ("quantum" or
+:func:`cognition.modules.plugins.lookup` maps a module name and a variant ("quantum" or
 "classical") to its class, for the built-ins and for modules registered with
 :func:`register_module` or a ``cognition.modules`` entry point (docs/modules.md);
 :func:`build_modules` turns a configuration into module instances. Quantum variants
@@ -17,13 +17,22 @@ state and weights they declare.
 """
 from __future__ import annotations
 
+import importlib
 import math
 
-from cognition.errors import ConfigError
-from cognition.modules.base import CognitiveModule, Proposal, State, cat_trees, slice_tree
-from cognition.plugins import (RegistrationError, is_builtin, lookup, register_module, registered, settings_of,
-                               unregister)
-from quantum import resolve_width
+import quantum
+from cognition.errors import ConfigError, RegistrationError
+from cognition.modules.plugins import is_builtin, lookup, register_module, registered, settings_of, unregister
+
+#: the protocol's names, loaded on first use (PEP 562): importing this package, as the configuration
+#: does to read plug-in modules, imports neither torch nor qiskit
+_FROM_BASE = ("CognitiveModule", "Proposal", "State", "cat_trees", "slice_tree")
+
+
+def __getattr__(name: str):
+    if name in _FROM_BASE:
+        return getattr(importlib.import_module("cognition.modules.base"), name)
+    raise AttributeError(f"module 'cognition.modules' has no attribute {name!r}")
 
 
 def variant_of(cfg, name: str | None = None) -> str:
@@ -85,7 +94,7 @@ def resolve_widths(cfg) -> tuple[dict[str, int], list[str]]:
     check_circuit_widths(cfg)
     widths, notes = {}, []
     for name, requested in circuit_widths(cfg).items():
-        widths[name], note = resolve_width(requested, cfg.quantum.qubit_cap, cfg.quantum.on_cap_exceeded)
+        widths[name], note = quantum.resolve_width(requested, cfg.quantum.qubit_cap, cfg.quantum.on_cap_exceeded)
         if note:
             notes.append(f"{name}: {note}")
     return widths, notes

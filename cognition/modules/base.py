@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from cognition.streams import AgentStreams
+from cognition.architecture.streams import AgentStreams
 from quantum.rowwise import rowwise_matmul  # noqa: F401 (re-exported: the modules' batch-invariant product)
 
 State = dict[str, torch.Tensor]
@@ -53,7 +53,7 @@ class CognitiveModule(ABC):
     :meth:`propose` (and, as it needs, ``unit_signals``/:meth:`units`,
     :meth:`weight_shapes`/:meth:`init_weights`, :meth:`learn`), and is registered with
     :func:`cognition.modules.register_module`, a ``cognition.modules`` entry point, or by path in
-    ``modules.plugins`` (:mod:`cognition.plugin_paths`). It is built as
+    ``modules.plugins`` (:mod:`cognition.modules.plugin_paths`). It is built as
     ``cls(settings, content_dim, seed, dtype, device)`` (the default ``__init__`` below), where
     ``settings`` is its ``settings_class`` filled from ``modules.settings.<name>``, or None; a module
     whose :meth:`circuit_width` is not None also gets ``backend=`` and ``width=`` (its width after the

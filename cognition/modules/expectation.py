@@ -12,7 +12,7 @@ Fujii & Nakajima 2017 for the quantum reservoir):
 Its salience is the surprise of the broadcast it receives this cycle, under the
 prediction it made for it: the newest error it can know (b_t is not known until the
 workspace has competed). The workspace turns it into a bid relative to the module's
-own running statistics (cognition/workspace.py). W is learned online by recursive
+own running statistics (cognition/architecture/workspace.py). W is learned online by recursive
 least squares once b_t is known.
 
 Quantum phi: a re-uploading angle-encoded reservoir circuit run on a quantum

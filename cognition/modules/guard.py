@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import torch
 
-from cognition.errors import ModuleFault, describe_error
+from cognition.errors import ModuleFault, classify_oom, describe_error
 from cognition.modules.base import Proposal
-from cognition.runtime.oom import classify_oom
 
 MESSAGE_CHARS = 300  # of a module's own error message, quoted in the fault's line
 COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor")  # runtime.compile's errors (cognition.runtime.compile)

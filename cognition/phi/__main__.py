@@ -16,13 +16,13 @@ import json
 import sys
 from pathlib import Path
 
-from cognition.analysis import integration_verdict
+from cognition.analysis.summary import integration_verdict
 from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least
 from cognition.errors import UsageError, first_line
 from cognition.reporting.datafile import AXES, CSV_COLUMNS, MAX_FILE_BYTES, DataSeries, read_series
 from cognition.phi.estimate import REPORTED, estimate
 from cognition.phi.result import PhiResult
-from cognition.reporting import fmt
+from cognition.analysis import fmt
 
 PROG = "python -m cognition.phi"
 

@@ -11,7 +11,7 @@ Two bipartitions can be asked for:
 * ``cut`` given (a mask): each agent's bias-corrected value at that one bipartition on both
   sides, fixed before the data are seen, so there is no selection. The yoked control uses
   the broadcast cut {modules' units} | {workspace's units}, the one bipartition the yoke acts
-  on (cognition/controls.py);
+  on (cognition/architecture/controls.py);
 * ``cut=None``: each agent's own minimum over bipartitions (the per-agent point estimate) on
   both sides. Each minimum carries its own selection shift, so this difference is descriptive.
 

@@ -60,6 +60,23 @@ def monte_carlo_p_value(observed: float, null: np.ndarray) -> float:
     return float((1 + np.count_nonzero(null >= observed)) / (1 + len(null)))
 
 
+def shifted_rows(rng: np.random.Generator, length: int, size: tuple) -> np.ndarray:
+    """Row indices of circular-shift surrogates: ``size`` = (..., 1, n) offsets drawn uniformly from
+    [m, length - m], m = max(1, length // 10), node 0's set to 0 (only relative offsets matter); returns
+    (..., length, n) indices ``(t + offset) % length`` into each node's series."""
+    m = max(1, length // 10)
+    shifts = rng.integers(m, length - m + 1, size=size)
+    shifts[..., 0] = 0
+    return (np.arange(length)[:, None] + shifts) % length
+
+
+def circular_shift(X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One circular-shift surrogate of X (agents, T, n): unit i of agent a rotated in time by its own offset
+    (:func:`shifted_rows`), independently per agent and unit; unit 0 is not moved."""
+    agents, length, n = X.shape
+    return np.take_along_axis(X, shifted_rows(rng, length, (agents, 1, n)), axis=1)
+
+
 def circular_shift_covariances(z: np.ndarray, n_surrogates: int, rng: np.random.Generator,
                                chunk_entries: int = 2**24) -> tuple[np.ndarray, np.ndarray]:
     """Circular-shift surrogates of centred lagged pairs z (agents, T', 2n).
@@ -76,18 +93,14 @@ def circular_shift_covariances(z: np.ndarray, n_surrogates: int, rng: np.random.
     n = p // 2
     if length < 3:
         raise ValueError(f"surrogates need at least 3 lagged samples per series, got {length}")
-    m = max(1, length // 10)
     per_surrogate = agents * length * p
     step = max(1, chunk_entries // per_surrogate)
     n_pairs = agents * length
-    t = np.arange(length)
     out = np.empty((n_surrogates, p, p))
     fourth = np.empty(n_surrogates)
     for start in range(0, n_surrogates, step):
         s = min(step, n_surrogates - start)
-        shifts = rng.integers(m, length - m + 1, size=(s, agents, 1, n))
-        shifts[..., 0] = 0
-        rows = (t[None, None, :, None] + shifts) % length              # (s, agents, T', n)
+        rows = shifted_rows(rng, length, (s, agents, 1, n))               # (s, agents, T', n)
         rows = np.concatenate([rows, rows], axis=-1)                     # past and present of node i move together
         cols = np.arange(p)[None, None, None, :]
         sur = z[np.arange(agents)[None, :, None, None], rows, cols]      # (s, agents, T', 2n)

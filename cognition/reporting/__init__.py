@@ -6,7 +6,7 @@
 - :mod:`~cognition.reporting.sections`: the report's content; :mod:`~cognition.reporting.document`
   renders it as markdown and as one self-contained HTML file
 - :mod:`~cognition.reporting.compare`, :mod:`~cognition.reporting.compare_plot`,
-  :mod:`~cognition.reporting.stats`: runs side by side, with a test for dependent series
-- :mod:`~cognition.reporting.fmt`: numbers with units (bits, MiB, s)
-- :mod:`~cognition.reporting.wording`: the label of each Phi quantity, worded once for every place it is printed
+  :mod:`~cognition.analysis.statistics`: runs side by side, with a test for dependent series
+- :mod:`~cognition.analysis.fmt`: numbers with units (bits, MiB, s)
+- :mod:`~cognition.analysis.wording`: the label of each Phi quantity, worded once for every place it is printed
 """

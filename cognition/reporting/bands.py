@@ -1,7 +1,7 @@
 """Per-cycle bands around Phi over cycles: a bootstrap confidence band and the null model's band.
 
 The run records Phi per cycle over a trailing window of ``window`` cycles pooled over
-agents (:meth:`cognition.loop.IntegrationLoop.phi_at`, i.e. :func:`cognition.phi.estimate`
+agents (:meth:`cognition.architecture.loop.IntegrationLoop.phi_at`, i.e. :func:`cognition.phi.estimate`
 on ``units[:, c - window:c]``). Here the same estimator is repeated, batched over
 windows by :func:`cognition.phi.estimate_windows`, on
 
@@ -27,26 +27,11 @@ import math
 
 import numpy as np
 
-from cognition.phi.resampling import MIN_BOOTSTRAP_AGENTS, basic_interval, monte_carlo_p_value
+from cognition.phi.resampling import MIN_BOOTSTRAP_AGENTS, basic_interval, circular_shift, monte_carlo_p_value
 
 MAX_REPLICATES = 100  # per band; quantiles at 2.5 / 97.5 % from 100 draws are what a plot needs
 MAX_POINTS = 25  # windows evaluated; longer runs are evaluated every k-th cycle
 STREAM = 0xBA4D  # spawn key of the bands' random stream, apart from every science stream
-
-
-def circular_shift(X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One circular-shift surrogate of X (agents, T, n): unit i of agent a rotated by its own offset.
-
-    Offsets are drawn from [m, T - m], m = max(1, T // 10) (as cognition.phi.resampling
-    does for lagged pairs), independently per agent and unit; unit 0 is not moved
-    (only relative offsets matter).
-    """
-    agents, T, n = X.shape
-    m = max(1, T // 10)
-    shifts = rng.integers(m, T - m + 1, size=(agents, 1, n))
-    shifts[..., 0] = 0
-    rows = (np.arange(T)[None, :, None] + shifts) % T
-    return np.take_along_axis(X, rows, axis=1)
 
 
 def phi_bands(units: np.ndarray, *, measure: str, window: int, lag: int, shrinkage, seed: int,
@@ -118,7 +103,7 @@ def _null_draws(units, per_window, rng, surrogates: int):
 def run_bands(config: dict, phi_summary: dict, units: np.ndarray, cycles: int) -> dict:
     """:func:`phi_bands` of a run from its resolved config (config.yaml as a dict), its report's
     ``phi`` section and its recorded units (rows, >= cycles, n_units): the run's own agents' rows."""
-    from cognition.controls import intact_rows
+    from cognition.architecture.controls import intact_rows
 
     p = config["phi"]
     return phi_bands(intact_rows(units, config)[:, :cycles, :], measure=p["measure"], window=phi_summary["window_cycles"], lag=p["lag"],

@@ -3,17 +3,17 @@
 A condition is a group of runs (``python -m cognition.report --group RUN ... --group RUN ...``)
 or one run (``python -m cognition.report RUN_A RUN_B``). Each run is one number, its headline
 Phi (``phi.headline_bits`` in report.json: the mean over agents of each agent's own Phi,
-bias-corrected; :mod:`cognition.analysis`), the number its report prints and its criteria judge.
+bias-corrected; :mod:`cognition.analysis.summary`), the number its report prints and its criteria judge.
 Two conditions are compared
 
 * **across runs** when each has at least two: every run (seed, an independently drawn
   architecture) contributes its headline, and the conditions are compared by Welch's t test
-  (:func:`cognition.reporting.stats.welch_difference`). The test speaks for the model as far
+  (:func:`cognition.analysis.statistics.welch_difference`). The test speaks for the model as far
   as the seeds sample its architectures;
 * **within one seed** when each is a single run: the difference of the two headlines, with
   standard error sqrt(se_a^2 + se_b^2) from each run's standard error across its agents
   (``phi.whole_run.se``), a normal interval and z test
-  (:func:`cognition.reporting.stats.independent_difference`). All agents of a run share one
+  (:func:`cognition.analysis.statistics.independent_difference`). All agents of a run share one
   seed's architecture, so that test speaks for the two architectures only, and the output
   says so.
 
@@ -34,10 +34,10 @@ from pathlib import Path
 import numpy as np
 
 from cognition.errors import UsageError
-from cognition.reporting import fmt, wording
+from cognition.analysis import fmt, wording
 from cognition.reporting.rundata import RunData, load_run
 from cognition.reporting.sections import cycle_seconds
-from cognition.reporting.stats import holm, independent_difference, welch_difference
+from cognition.analysis.statistics import holm, independent_difference, welch_difference
 
 ACROSS_RUNS, ONE_ARCHITECTURE = "across runs (seeds)", "one architecture per side (agents within one seed)"
 METHOD_NOTE = ("Each run is one number, its headline Phi (phi.headline_bits: the mean over agents of each agent's "
@@ -331,7 +331,7 @@ def write_files(comparison: dict, out: str | Path) -> list[Path]:
     """comparison.json, comparison.png, comparison.md and comparison.html in ``out`` (created if missing)."""
     from cognition.reporting import document
     from cognition.reporting.compare_plot import comparison_plot
-    from cognition.rundir import write_json
+    from cognition.simulator.rundir import write_json
 
     out = Path(out)
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.reporting import fmt
+from cognition.analysis import fmt
 from cognition.reporting.plots import DPI, interval, pyplot
 
 

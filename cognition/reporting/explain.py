@@ -10,9 +10,9 @@ measured rates stay in docs/calibration.md and docs/architecture.md, which the l
 """
 from __future__ import annotations
 
-from cognition.analysis import DIRECTION_LABELS
+from cognition.analysis.summary import DIRECTION_LABELS
 from cognition.phi.agents import MIN_AGENTS, PAIRS_PER_VARIABLE
-from cognition.reporting import fmt
+from cognition.analysis import fmt
 from cognition.reporting.sections import criterion_value
 
 CALIBRATION = "docs/calibration.md"

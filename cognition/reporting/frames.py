@@ -1,6 +1,6 @@
 """A finished run as labelled tables: pandas DataFrames and an xarray DataArray (docs/api.md).
 
-The builders of :meth:`cognition.results.RunResults.to_pandas` and ``to_xarray``. pandas and
+The builders of :meth:`cognition.reporting.results.RunResults.to_pandas` and ``to_xarray``. pandas and
 xarray are the optional ``tables`` extra: they are imported here, inside the functions, and
 never by a run. Every value is the run directory's own number, unchanged: the per-cycle
 records of ``metrics.jsonl``, the per-agent values of ``report.json`` and the signals of

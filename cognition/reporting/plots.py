@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.reporting import fmt
-from cognition.reporting.fmt import MIB
-from cognition.reporting.wording import per_cycle_mean_name
+from cognition.analysis import fmt
+from cognition.analysis.fmt import MIB
+from cognition.analysis.wording import per_cycle_mean_name
 
 DPI = 110
 

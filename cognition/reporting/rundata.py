@@ -1,7 +1,7 @@
 """Read a run directory back: everything a report is rebuilt from.
 
 A finished run directory holds ``config.yaml``, ``provenance.json``,
-``metrics.jsonl`` and ``report.json`` (see :mod:`cognition.rundir`). The recorded
+``metrics.jsonl`` and ``report.json`` (see :mod:`cognition.simulator.rundir`). The recorded
 unit signals, which the per-cycle bands need, are read from ``unit_history.npy`` (or, for
 older runs, ``units.npy`` or the newest verified checkpoint's ``units`` array), as (agents, cycles,
 n_units). Anything else is not a run: :class:`NotARunError`, one line naming the directory and
@@ -16,15 +16,12 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from cognition.errors import UsageError, first_line
+from cognition.errors import CheckpointError, NotARunError, first_line
+from cognition.simulator.rundir import CONFIG, METRICS, PROVENANCE, REPORT
 
-REQUIRED = ("config.yaml", "provenance.json", "metrics.jsonl")
+REQUIRED = (CONFIG, PROVENANCE, METRICS)
 
 MODE_NAMES = {"disabled": "classical", "lite": "quantum-lite", "full": "full quantum"}
-
-
-class NotARunError(UsageError):
-    """The path is not a finished hybrid-cognition run directory (exit code 2)."""
 
 
 @dataclass
@@ -63,15 +60,15 @@ def load_run(path: str | Path) -> RunData:
     missing = [f for f in REQUIRED if not (path / f).is_file()]
     if missing:
         raise NotARunError(f"{path}: not a hybrid-cognition run directory (missing {', '.join(missing)})")
-    if not (path / "report.json").is_file():
+    if not (path / REPORT).is_file():
         raise NotARunError(f"{path}: the run has no report.json (it did not finish); continue it with "
                            f"python -m cognition.validate --resume {path}")
-    report = _read(path / "report.json", json.loads)
-    config = _read(path / "config.yaml", yaml.safe_load)
+    report = _read(path / REPORT, json.loads)
+    config = _read(path / CONFIG, yaml.safe_load)
     if not isinstance(report, dict) or "phi" not in report or not isinstance(config, dict):
         raise NotARunError(f"{path}: report.json or config.yaml is not a hybrid-cognition run's")
-    return RunData(path, report, _read(path / "metrics.jsonl", _records),
-                   _read(path / "provenance.json", json.loads), config)
+    return RunData(path, report, _read(path / METRICS, _records),
+                   _read(path / PROVENANCE, json.loads), config)
 
 
 def check_history(path: str | Path, cycles: int) -> None:
@@ -112,7 +109,7 @@ def load_units(path: str | Path, cycles: int) -> np.ndarray | None:
                 continue
             if units.ndim == 3 and units.shape[1] >= cycles:
                 return units[:, :cycles, :]
-    from cognition.runtime.checkpoint import CheckpointError, CheckpointStore
+    from cognition.runtime.checkpoint import CheckpointStore
 
     try:
         payload, cycle = CheckpointStore(path).load_latest()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.reporting import fmt, wording
+from cognition.analysis import fmt, wording
 from cognition.reporting.document import Figure, Section, Table
 from cognition.reporting.plots import module_order
 from cognition.reporting.rundata import MODE_NAMES

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.analysis import DIRECTION_LABELS, DIRECTIONS
-from cognition.reporting import fmt
+from cognition.analysis.summary import DIRECTION_LABELS, DIRECTIONS
+from cognition.analysis import fmt
 from cognition.reporting.document import Table
 from cognition.reporting.plots import DPI, _save, module_order, pyplot
 

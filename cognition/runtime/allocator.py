@@ -26,13 +26,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Mapping, MutableMapping
+from cognition.errors import AllocatorConfigError
 
 VARIABLES = ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF")
 _KMB = "integer MiB"
-
-
-class AllocatorConfigError(ValueError):
-    """An invalid allocator option; the message names the key, the value and what is allowed."""
 
 
 class AllocatorAlreadyInitialisedError(RuntimeError):

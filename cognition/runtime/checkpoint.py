@@ -31,6 +31,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from cognition.runtime.oom import host_allocation_failure
+from cognition.errors import CheckpointError
+
+CHECKPOINTS = "checkpoints"  # the run directory's folder of checkpoints (cognition.simulator.rundir)
 
 # /2: per-agent module weights (drawn from the seed, not stored) and no unit history in the state;
 # a /1 checkpoint's state belongs to code whose agents shared one draw of weights.
@@ -40,10 +43,6 @@ FORMAT = "hybrid-cognition-checkpoint/3"
 _FORMAT_FAMILY = FORMAT.rsplit("/", 1)[0] + "/"
 _NAME = re.compile(r"^ckpt-(\d{9})\.json$")
 _TREE_KEY = "__tree__"
-
-
-class CheckpointError(RuntimeError):
-    """No usable checkpoint, or a payload that cannot be stored; the message is one line."""
 
 
 # ----------------------------------------------------------------- payload codec
@@ -176,7 +175,7 @@ class CheckpointStore:
     def __init__(self, run_dir: str | os.PathLike, keep: int = 3):
         if not isinstance(keep, int) or keep < 1:
             raise ValueError(f"keep={keep!r}: must be an int >= 1")
-        self.directory = Path(run_dir) / "checkpoints"
+        self.directory = Path(run_dir) / CHECKPOINTS
         self.keep = keep
         self.skipped: list[str] = []
 

@@ -28,12 +28,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from cognition.errors import CompileFailedError
 
 COMPILE_MODES = ("off", "default", "reduce-overhead")
-
-
-class CompileFailedError(RuntimeError):
-    """torch.compile could not compile a kernel (no C++ compiler, an unsupported op...)."""
 
 
 def _clone_outputs(out):
@@ -99,8 +96,8 @@ def warm_up(loop, compiler: StepCompiler, batch) -> dict:
         return info
     from torch._dynamo.exc import TorchDynamoException
 
-    from cognition.errors import first_line
-    from cognition.runtime.oom import classify_oom, free_memory
+    from cognition.errors import classify_oom, first_line
+    from cognition.runtime.oom import free_memory
 
     t0 = time.perf_counter()
     try:

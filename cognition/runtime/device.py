@@ -23,18 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from cognition.errors import describe_error
+from cognition.errors import DeviceRequestError, DeviceUnavailableError, describe_error
 from cognition.runtime.telemetry import host_memory_bytes
 
 _REQUEST = re.compile(r"^(auto|cpu|cuda|cuda:(\d+))$")
-
-
-class DeviceUnavailableError(RuntimeError):
-    """An explicit CUDA request that this machine cannot meet; the message says why."""
-
-
-class DeviceRequestError(ValueError):
-    """A ``--device`` value that is not one of auto, cpu, cuda, cuda:N."""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ entry, before its imports, replaces both:
 * Until :func:`defer` (called right before the run directory is claimed, or before a resume changes
   anything) a signal ends the process at once: one line on stderr, exit 1. Nothing that matters is
   written yet: a directory holds at most the start-up leftovers a SIGKILL there would leave, which
-  ``--out`` reuses (:data:`cognition.rundir.STARTUP_LEFTOVERS`), and a run to resume is untouched.
+  ``--out`` reuses (:data:`cognition.simulator.rundir.STARTUP_LEFTOVERS`), and a run to resume is untouched.
 * From :func:`defer` on, a signal is only recorded (:func:`pending`); the run's StopRequest takes it
   over, so the run writes its cycle-0 checkpoint (or, resumed, cuts its files back to the checkpoint)
   and stops before its first cycle with the ``--resume`` line, exit 1. A signal there is never lost.

@@ -35,14 +35,11 @@ import signal
 from dataclasses import dataclass
 
 from quantum.errors import QuantumMemoryError
+from cognition.errors import FaultSpecError
 
 FAULT_KINDS = ("oom", "accelerator_oom", "cublas", "nvml", "cpu_alloc", "aer", "sigterm", "sigkill", "enospc")
 WRITE_KINDS = ("enospc",)  # fired when a cycle's results are written; the others before the cycle runs
 _WHEN = ("first", "always")
-
-
-class FaultSpecError(ValueError):
-    """An ``--inject-fault`` value that does not parse; the message names the bad token."""
 
 
 @dataclass(frozen=True)

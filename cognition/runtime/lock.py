@@ -20,14 +20,10 @@ import os
 import time
 from pathlib import Path
 
-from cognition.errors import UsageError
+from cognition.errors import RunDirBusyError, UsageError
 
 LOCK_NAME = ".lock"
 PID_WAIT_S = 1.0  # a holder writes its PID right after locking; wait this long to read it
-
-
-class RunDirBusyError(UsageError):
-    """Another process holds the run directory's lock."""
 
 
 def _holder(fd: int) -> str:

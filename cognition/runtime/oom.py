@@ -1,46 +1,15 @@
-"""One classifier for out-of-memory-like failures, and what to do about them.
+"""What to do about out-of-memory-like failures: the advice, freeing memory, a smaller batch.
 
-Each kind below is a failure that a smaller batch or freed cache can cure; anything
-else (a device-side assert, a shape error, Ctrl-C) must not be retried.
-
-===============  ==========================================================================
-kind             recognised by
-===============  ==========================================================================
-cuda_oom         ``torch.OutOfMemoryError`` (also ``torch.cuda.OutOfMemoryError``), or a
-                 RuntimeError "CUDA out of memory" (torch < 1.13 raised no subclass)
-accelerator_oom  ``torch.AcceleratorError`` (torch >= 2.8) or RuntimeError whose message
-                 has "out of memory" ("CUDA error: out of memory" from cudaMalloc outside
-                 the caching allocator, e.g. context creation)
-cublas_alloc     "CUBLAS_STATUS_ALLOC_FAILED": cuBLAS could not allocate its workspace
-nvml_assert      "NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_()": on torch <= 2.13 the
-                 caching allocator asks NVML about memory while handling an OOM; when NVML
-                 cannot initialise, the OOM surfaces as this INTERNAL ASSERT
-cpu_alloc        "DefaultCPUAllocator: can't allocate memory", or Python's MemoryError
-                 (numpy's "Unable to allocate ...")
-aer_memory       ``quantum.errors.QuantumMemoryError`` (``isinstance``; the module is looked up in
-                 ``sys.modules``, never imported here: an instance implies it is loaded), or
-                 Aer's "Insufficient memory to run circuit ..."
-===============  ==========================================================================
+Which failures are out-of-memory-like is :func:`cognition.errors.classify_oom` (the kinds and how
+each is recognised are tabled there): the modules' guard asks it too, below this layer.
 """
 from __future__ import annotations
 
 import gc
 import sys
 
-from cognition.errors import describe_error
+from cognition.errors import OOM_KINDS, classify_oom, describe_error
 from cognition.runtime.memlimits import describe, host_limits, tightest
-
-OOM_KINDS = ("cuda_oom", "accelerator_oom", "cublas_alloc", "nvml_assert", "cpu_alloc", "aer_memory")
-
-_NVML_ASSERT = "NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_()"
-
-# Message fragments that name the cause whatever the exception class; first match wins.
-_MESSAGE_KINDS = (
-    ("CUBLAS_STATUS_ALLOC_FAILED", "cublas_alloc"),
-    (_NVML_ASSERT, "nvml_assert"),
-    ("DefaultCPUAllocator: can't allocate memory", "cpu_alloc"),
-    ("Insufficient memory", "aer_memory"),
-)
 
 _ADVICE = {
     "cuda_oom": "lower the batch (agents per launch) or the qubit cap, or use the low-memory preset "
@@ -57,53 +26,6 @@ _ADVICE = {
     "aer_memory": "the circuit needs more memory than Aer may use: lower the qubit cap "
                   "(--quantum-lite) or the batch, or use --disable-quantum",
 }
-
-
-def _classify_one(exc: BaseException) -> str | None:
-    if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: never retried
-        return None
-    message = str(exc)
-    quantum_errors = sys.modules.get("quantum.errors")  # a QuantumMemoryError implies its module is loaded
-    if quantum_errors is not None and isinstance(exc, quantum_errors.QuantumMemoryError):
-        return "aer_memory"
-    for fragment, kind in _MESSAGE_KINDS:  # these name the true cause whatever the class
-        if fragment in message:
-            return kind
-    torch = sys.modules.get("torch")  # a torch exception implies torch is imported
-    if torch is not None:
-        oom_type = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", None)
-        if oom_type is not None and isinstance(exc, oom_type):
-            return "cuda_oom"
-        accel_type = getattr(torch, "AcceleratorError", None)  # torch >= 2.8
-        if accel_type is not None and isinstance(exc, accel_type):
-            return "accelerator_oom" if "out of memory" in message else None
-    if isinstance(exc, MemoryError):
-        return "cpu_alloc"
-    if isinstance(exc, RuntimeError):  # torch before the dedicated exception classes
-        if "CUDA out of memory" in message:
-            return "cuda_oom"
-        if "CUDA error: out of memory" in message:
-            return "accelerator_oom"
-    return None
-
-
-def classify_oom(exc: BaseException) -> str | None:
-    """The OOM kind of ``exc`` (one of :data:`OOM_KINDS`), or None if it is not OOM-like.
-
-    Follows ``__cause__``/``__context__`` so an OOM re-raised inside another error
-    (``raise ModuleError(...) from oom``) is still recognised.
-    """
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen and len(seen) < 16:
-        seen.add(id(current))
-        kind = _classify_one(current)
-        if kind is not None:
-            return kind
-        if not isinstance(current, Exception):
-            return None
-        current = current.__cause__ or current.__context__
-    return None
 
 
 def host_allocation_failure(exc: BaseException) -> BaseException | None:

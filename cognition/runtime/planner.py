@@ -30,7 +30,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognition.controls import rows_per_agent
+from cognition.architecture.controls import rows_per_agent
 from cognition.errors import ConfigError, UsageError
 
 DTYPE_BYTES = {"float64": 8, "float32": 4}

@@ -16,23 +16,10 @@ from pathlib import Path
 
 import yaml
 
-from cognition.errors import describe_error
-from cognition.plugins import script_registered
+from cognition.errors import RunStopped, StopNow, describe_error
+from cognition.modules.plugins import script_registered
 from cognition.runtime import early_signals
 from cognition.runtime.oom import host_allocation_failure, host_memory_line
-
-
-class StopNow(BaseException):
-    """A second signal (or one during the report): stop at once. A BaseException, like
-    KeyboardInterrupt, so that no ``except Exception`` on the way swallows it."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-class RunStopped(Exception):
-    """A run that stopped after its start; ``str()`` is the one line to print (exit 1)."""
 
 
 class StopRequest:

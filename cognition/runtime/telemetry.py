@@ -3,7 +3,7 @@
 Every key starts with ``mem_`` so telemetry is never mistaken for a result (a resumed
 run must reproduce results exactly; telemetry legitimately differs between runs). The
 report's telemetry adds one more figure of that kind, ``run_wall_seconds``: the run's
-wall-clock time (cycles, analysis and report; :func:`cognition.session_report.write_report`).
+wall-clock time (cycles, analysis and report; :func:`cognition.reporting.run_report.write_report`).
 
 On CUDA (from ``torch.cuda.memory_stats``, the caching allocator's own counters):
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from cognition.sweeps.keys import get_dotted
 from cognition.sweeps.naming import format_value
 from cognition.sweeps.spec import SweepSpec
-from cognition.sweeps.state import point_state, read_report
+from cognition.simulator import rundir
 
 RESULT_COLUMNS = ("status", "cycles_completed", "phi_measure", "phi_whole_run_bits", "phi_whole_run_ci_low_bits",
                   "phi_whole_run_ci_high_bits", "phi_whole_run_p_value", "phi_integrated", "phi_mean_bits",
@@ -49,7 +49,7 @@ def _pair(ci) -> tuple:
 
 def _run_seconds(run_dir: Path) -> float | None:
     try:
-        lines = (run_dir / "metrics.jsonl").read_text().splitlines()
+        lines = (run_dir / rundir.METRICS).read_text().splitlines()
     except OSError:
         return None
     return sum(json.loads(ln).get("timing", {}).get("cycle_s", 0.0) for ln in lines if ln.strip())
@@ -59,10 +59,10 @@ def point_row(point, run_dir: Path) -> dict:
     resolved = point.config.to_dict()  # the values the run used (YAML 0 for a float key reads 0.0)
     row = {"point": point.name, **{k: get_dotted(resolved, k) for k in point.params}}
     row.setdefault("run.seed", point.config.run.seed)
-    report = read_report(run_dir)
+    report = rundir.read_report(run_dir)
     if report is None:
         row.update(dict.fromkeys(RESULT_COLUMNS + TIMING_COLUMNS))
-        row["status"] = "unfinished" if point_state(run_dir) == "resume" else "not started"
+        row["status"] = "unfinished" if rundir.state(run_dir) == "resume" else "not started"
         return row
     phi = report.get("phi", {})
     measure = phi.get("measure")

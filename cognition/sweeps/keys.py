@@ -1,11 +1,11 @@
 """Which config keys a sweep may vary, and why the others are fixed.
 
-A sweep key is a dotted path to one leaf of :class:`cognition.config.Config`
+A sweep key is a dotted path to one leaf of :class:`cognition.config.settings.Config`
 (``modules.hybrid.gamma``). It is sweepable when it lies in a section that
 changes the numbers a run produces: ``run``, ``quantum``, ``modules``,
 ``workspace`` and ``phi`` (sections whose fields are tagged ``science`` but for
 ``run.dtype``, ``quantum.backend``, ``quantum.precision``: ``numerics``, and
-``quantum.lite_threads``: ``execution``; see :data:`cognition.config.CHANGES_OF`). Two sections are fixed for a whole
+``quantum.lite_threads``: ``execution``; see :data:`cognition.config.settings.CHANGES_OF`). Two sections are fixed for a whole
 sweep, set once under ``base:``:
 
 * ``runtime.*`` changes how a run executes (device, batch per launch, retries,
@@ -20,8 +20,8 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from cognition.config import Config
-from cognition.errors import UsageError, abbreviate
+from cognition.config.settings import Config
+from cognition.errors import SweepError, abbreviate
 
 SWEEPABLE_SECTIONS = ("run", "quantum", "modules", "workspace", "phi")
 PLUGIN_SETTINGS = ("modules", "settings")  # a free mapping: its keys are plug-in names, then their fields
@@ -31,10 +31,6 @@ FIXED_SECTIONS = {
     "criteria": "criteria.* only judges a finished run and must be the same for every point "
                 "(set it once under base:)",
 }
-
-
-class SweepError(UsageError):
-    """A sweep file that cannot run; the message is one line naming the file, the key and the fix."""
 
 
 def _children(cls) -> dict[str, type]:

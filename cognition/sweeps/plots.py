@@ -7,7 +7,7 @@ only swept key). At each value of the key:
   the mean per-agent Phi) and the run's own interval across agents (spread sideways so they do
   not overlap);
 * a large marker: the mean over those points with a Student-t interval,
-  :func:`t_interval`, i.e. the spread across seeds and the other keys.
+  :func:`cognition.analysis.statistics.t_interval`, i.e. the spread across seeds and the other keys.
 """
 from __future__ import annotations
 
@@ -15,29 +15,10 @@ import math
 import re
 from pathlib import Path
 
+from cognition.analysis.statistics import t_interval
 from cognition.sweeps.naming import format_value
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
-
-
-def t_interval(values, confidence: float = 0.95) -> tuple[float, float | None, float | None]:
-    """(mean, low, high): ``mean -/+ t_{(1+c)/2, n-1} * s / sqrt(n)`` (Student 1908).
-
-    ``s`` is the sample standard deviation (n - 1); with one value there is no
-    interval and low = high = None. Units are those of ``values`` (bits).
-    """
-    from scipy import stats
-
-    xs = [float(v) for v in values]
-    n = len(xs)
-    if n == 0:
-        raise ValueError("t_interval needs at least one value")
-    mean = sum(xs) / n
-    if n == 1:
-        return mean, None, None
-    s = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    half = float(stats.t.ppf((1.0 + confidence) / 2.0, n - 1)) * s / math.sqrt(n)
-    return mean, mean - half, mean + half
 
 
 def _is_number(v) -> bool:

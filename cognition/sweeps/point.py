@@ -1,7 +1,7 @@
 """Run one sweep point: one run directory made by the main job, in its own process.
 
 The same function serves the local executor and Ray tasks. It looks at the run
-directory first (:mod:`cognition.sweeps.state`), so running a point again is
+directory first (:func:`cognition.simulator.rundir.state`), so running a point again is
 always safe: a finished point returns at once, a stopped or killed one is
 continued with ``python -m cognition.validate --resume RUN_DIR`` (bit-identical
 to an uninterrupted run), and only a point that never started runs
@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognition.sweeps.state import point_state, read_report
+from cognition.simulator import rundir
 
 RETRIABLE = ("killed", "interrupted")  # outcomes that a resume can finish
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -80,11 +80,11 @@ def _last_line(path: str) -> str:
 def _outcome(task: PointTask, rc: int, started: float) -> tuple[str, str]:
     if rc < 0:
         return "killed", f"killed by {signal.Signals(-rc).name}"
-    report_path = Path(task.run_dir) / "report.json"
+    report_path = Path(task.run_dir) / rundir.REPORT
     # a report older than this attempt is an earlier attempt's (file times are coarse: allow 1 s)
     fresh_report = report_path.is_file() and report_path.stat().st_mtime >= started - 1.0
     if rc in (0, 1) and fresh_report:
-        report = read_report(Path(task.run_dir)) or {}
+        report = rundir.read_report(Path(task.run_dir)) or {}
         status = report.get("status", "error")
         return status, "" if status == "completed" else (report.get("message") or status)
     if rc > 128 and rc - 128 in signal.valid_signals():  # a shell reports a signal as 128 + N
@@ -95,7 +95,7 @@ def _outcome(task: PointTask, rc: int, started: float) -> tuple[str, str]:
 def run_point(task: PointTask, cpus=None) -> PointResult:
     """Run (or continue, or skip) one point; ``cpus`` pins it to those cores."""
     run_dir = Path(task.run_dir)
-    state = point_state(run_dir)
+    state = rundir.state(run_dir)
     if state == "finished":
         return PointResult(task.name, "completed", False, 0, 0.0)
     if state == "foreign":

@@ -6,7 +6,7 @@ Layout (``--out``, default ``sweeps/<sweep name>``)::
     points.json           every point: index, name, parameters
     configs/NAME.yaml     each point's resolved configuration (what its run was started with)
     logs/NAME.log         each point's output, attempt after attempt
-    NAME/                 the point's run directory (see cognition.rundir)
+    NAME/                 the point's run directory (see cognition.simulator.rundir)
     aggregate.csv         one row per point (and aggregate.parquet when pyarrow is installed)
     phi_vs_KEY.png        mean Phi against each swept key
     .lock                 held while a sweep runs here, so two sweeps never share points
@@ -24,13 +24,13 @@ from pathlib import Path
 
 import yaml
 
-from cognition.config import CHANGES_OF
-from cognition.plugin_paths import check_resume
-from cognition.rundir import write_json
-from cognition.sweeps.keys import SweepError
+from cognition.config.settings import CHANGES_OF
+from cognition.modules.plugin_paths import check_resume
+from cognition.simulator import rundir
+from cognition.simulator.rundir import write_json
 from cognition.sweeps.point import PointTask
 from cognition.sweeps.spec import SweepSpec
-from cognition.sweeps.state import point_state
+from cognition.errors import SweepError
 
 RUNNING_DIR = ".running"
 
@@ -44,7 +44,7 @@ def _first_difference(a, b, prefix: str = "") -> str:
 
 
 def _without_execution(tree: dict, prefix: str = "") -> dict:
-    """``tree`` (a config as YAML holds it) less every field tagged execution (cognition.config.CHANGES_OF)."""
+    """``tree`` (a config as YAML holds it) less every field tagged execution (cognition.config.settings.CHANGES_OF)."""
     out = {}
     for key, value in tree.items():
         dotted = f"{prefix}{key}"
@@ -62,7 +62,7 @@ def _check_same_config(run_dir: Path, cfg) -> None:
     are left out; every other field, runtime.device, autocast and compile included, must agree.
     """
     try:
-        there = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
+        there = yaml.safe_load((run_dir / rundir.CONFIG).read_text()) or {}
     except (OSError, yaml.YAMLError):
         raise SweepError(f"{run_dir}: config.yaml is unreadable; move the directory away") from None
     if not isinstance(there, dict):
@@ -99,7 +99,7 @@ def survey(spec: SweepSpec, root: str | Path) -> Survey:
     states = {}
     for point in spec.points:
         run_dir = root / point.name
-        state = point_state(run_dir)
+        state = rundir.state(run_dir)
         if state == "foreign":
             raise SweepError(f"{run_dir}: not a finished or resumable run directory; move it away")
         if state in ("finished", "resume"):
@@ -134,7 +134,7 @@ class SweepLock:
 
 def write_inputs(spec: SweepSpec, root: Path, names: list[str]) -> None:
     """sweep.yaml, points.json and the configs of the points about to run."""
-    from cognition.rundir import write_yaml
+    from cognition.simulator.rundir import write_yaml
 
     for sub in ("configs", "logs", RUNNING_DIR):
         (root / sub).mkdir(parents=True, exist_ok=True)

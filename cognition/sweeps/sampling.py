@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from cognition.cli import check_int_between
-from cognition.errors import ConfigError, abbreviate
-from cognition.sweeps.keys import SweepError, check_sweep_key
+from cognition.errors import ConfigError, SweepError, abbreviate
+from cognition.sweeps.keys import check_sweep_key
 
 DISTRIBUTIONS = ("uniform", "loguniform", "randint", "choice")
 SIGNIFICANT_DIGITS = 6

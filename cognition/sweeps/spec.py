@@ -16,9 +16,9 @@ A sweep file (YAML)::
 Points are grid combination x sample x seed, in that nesting (seeds innermost).
 Their number is computed from the counts first and refused above
 :data:`MAX_SWEEP_POINTS` (one line naming the counts), before any point is built;
-the file itself is refused unread above 1 MiB (cognition.cli.check_file_size).
+the file itself is refused unread above 1 MiB (cognition.config.schema.check_file_size).
 Each point's configuration is defaults < preset < config < base < its parameters,
-validated by :func:`cognition.config.load_config`; one bad point stops the whole
+validated by :func:`cognition.config.settings.load_config`; one bad point stops the whole
 sweep with one line naming the file, the point and the field.
 """
 from __future__ import annotations
@@ -31,11 +31,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognition import plugin_paths
+from cognition.modules import plugin_paths
 from cognition.cli import check_int_between
-from cognition.config import Config, available_presets, load_config, read_yaml
-from cognition.errors import QUOTE_LIMIT, ConfigError, abbreviate
-from cognition.sweeps.keys import SweepError, check_sweep_key, set_dotted
+from cognition.config.settings import Config, available_presets, load_config, read_yaml
+from cognition.errors import ConfigError, QUOTE_LIMIT, SweepError, abbreviate
+from cognition.sweeps.keys import check_sweep_key, set_dotted
 from cognition.sweeps.naming import format_value, point_name
 from cognition.sweeps.sampling import draw_samples, parse_samples
 

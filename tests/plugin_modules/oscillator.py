@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from cognition.config_schema import num
+from cognition.config.schema import num
 from cognition.modules import CognitiveModule, Proposal, register_module
 
 

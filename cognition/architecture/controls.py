@@ -8,7 +8,7 @@ but not contingent on its own behaviour). Every agent a of the run gets:
 * a **donor**, an agent of the same seed's population that is not in the run
   (agent index A + a for A agents): an independent, intact architecture;
 * a **yoked twin** with agent a's weights and noise streams (the same agent index,
-  so the same :class:`cognition.streams.AgentStreams`), whose modules read and learn
+  so the same :class:`cognition.architecture.streams.AgentStreams`), whose modules read and learn
   from the donor's broadcast instead of their own workspace's. Its workspace still
   competes over its modules' proposals; its broadcast just reaches no module. It cuts
   the direction workspace -> modules;
@@ -20,7 +20,7 @@ but not contingent on its own behaviour). Every agent a of the run gets:
 So each twin has everything the agent has except one direction of the loop through its own
 workspace, and the part that is cut is driven by signals with the statistics of real ones.
 Phi of the agents minus Phi of each kind of twin (agents as paired replications) is what
-that direction adds; the loop is closed only when both add (cognition.analysis.loop_verdict).
+that direction adds; the loop is closed only when both add (cognition.analysis.summary.loop_verdict).
 When modules ignore the broadcast, the yoked twin is the agent bit for bit; when the workspace
 ignores the proposals, the proposal-yoked twin is.
 

@@ -14,32 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from cognition.reporting import fmt
-
-
-def batch_means_ci(series: np.ndarray, batch: int, confidence: float) -> tuple[float, float] | None:
-    """t interval of the mean of a dependent series by non-overlapping batch means.
-
-    The series' last ``b * batch`` values (b = len // batch, the earliest remainder left out)
-    are cut into b consecutive batches; their means are treated as b independent values, and
-    the interval is mean +- t_{b-1} sd(batch means) / sqrt(b) around the whole series' mean
-    (Schmeiser 1982, Oper. Res. 30:556). With batches as long as the Phi window, batch means
-    share no cycle's data. Measured coverage of the nominal 95 % on a stationary VAR(1)
-    (docs/calibration.md, ``python -m cognition.bench meanci``): 92.3 / 92.0 % at 8 / 32 agents x
-    50 cycles, 93.7 / 86.7 % at 200 cycles; the block bootstrap it replaced covered 73.3 / 71.7 /
-    89.0 / 81.3 %, because with 3 or 4 blocks it underestimates the variance. None with fewer
-    than two batches.
-    """
-    from scipy import stats
-
-    x = np.asarray(series, dtype=np.float64)
-    b = len(x) // batch
-    if b < 2:
-        return None
-    means = x[len(x) - b * batch:].reshape(b, batch).mean(axis=1)
-    half = float(stats.t.ppf(0.5 + confidence / 2, b - 1) * means.std(ddof=1) / np.sqrt(b))
-    centre = float(x.mean())
-    return (centre - half, centre + half)
+from cognition import phi
+from cognition.analysis import fmt
+from cognition.analysis.calibration_record import applicable_calibration
+from cognition.analysis.statistics import batch_means_ci
+from cognition.phi.difference import paired_differences
 
 
 def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[str], window: int) -> dict:
@@ -63,9 +42,6 @@ def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[
 
 def _whole_run(cfg, units: np.ndarray, unit_names: list[str]) -> dict:
     """Phi over every recorded cycle and agent, with CI and test; a note instead where it cannot be estimated."""
-    from cognition import phi
-    from cognition.benchmarks.calibration import applicable_calibration
-
     try:
         r = phi.estimate(units, lag=cfg.phi.lag, shrinkage=cfg.phi.shrinkage, bootstrap=cfg.phi.bootstrap,
                          surrogates=cfg.phi.surrogates, seed=cfg.run.seed, confidence=cfg.phi.confidence,
@@ -134,7 +110,7 @@ def broadcast_cut(unit_names: list[str]) -> np.ndarray:
     return np.array([name.startswith("workspace.") for name in unit_names])
 
 
-# The two directions of the loop through the workspace, and the twin that cuts each (cognition/controls.py).
+# The two directions of the loop through the workspace, and the twin that cuts each (cognition/architecture/controls.py).
 DIRECTIONS = {"workspace_to_modules": "yoked", "modules_to_workspace": "yoked_proposals"}
 DIRECTION_LABELS = {"workspace_to_modules": "workspace -> modules", "modules_to_workspace": "modules -> workspace"}
 MAX_WINDOWS = 20  # the time-resolved control widens its windows beyond this many
@@ -172,7 +148,6 @@ def direction_rows(intact: np.ndarray, groups: dict, cut: np.ndarray, *, measure
                    confidence: float, seed: int) -> dict:
     """Per direction of the loop, the agents against the twins that cut it (``groups[DIRECTIONS[d]]``)
     at ``cut`` and at each side's MIB: each side's mean, the mean paired difference, its SE and interval."""
-    from cognition.phi.difference import paired_differences
 
     twins = {d: groups[t] for d, t in DIRECTIONS.items()}
     got = paired_differences(intact, twins, cut=cut, lag=lag, confidence=confidence, seed=seed)

@@ -42,10 +42,10 @@ import torch
 
 from cognition.modules.base import cast_floats, cat_rows, cat_trees, compile_kernels, slice_tree
 from cognition.modules.guard import ProtocolGuard
-from cognition.controls import Population, lesioned_module
-from cognition.controls import population as make_population
-from cognition.streams import AgentStreams
-from cognition.workspace import NO_ACCESS, WORKSPACE_STATE, SharedWorkspace, execution_order, wiring_graph
+from cognition.architecture.controls import Population, lesioned_module
+from cognition.architecture.controls import population as make_population
+from cognition.architecture.streams import AgentStreams
+from cognition.architecture.workspace import NO_ACCESS, WORKSPACE_STATE, SharedWorkspace, execution_order, wiring_graph
 
 # The workspace's units: two coordinates of its broadcast state b_t (its mean over the content
 # dimensions, and the contrast between even and odd dimensions). The winning bid is not one: it
@@ -73,7 +73,7 @@ def workspace_units(content: torch.Tensor) -> torch.Tensor:
 
 @dataclass
 class LoopState:
-    """Everything a cycle reads, one row per batch row (cognition.controls.Population).
+    """Everything a cycle reads, one row per batch row (cognition.architecture.controls.Population).
     ``cycle`` counts completed cycles; ``workspace`` holds the access units, the running
     statistics of the evidence and the current winner with how long it has held."""
 
@@ -93,7 +93,7 @@ class CycleRecord:
     extras: dict
     phi: dict | None = None
     phi_note: str | None = None  # why phi is None after the window filled (e.g. a constant unit)
-    competition: dict | None = None  # switches, bids, dwell episodes that ended (cognition.competition)
+    competition: dict | None = None  # switches, bids, dwell episodes that ended (cognition.architecture.competition)
 
 
 class IntegrationLoop:
@@ -274,7 +274,7 @@ class IntegrationLoop:
         return LoopState(cycle, broadcast, modules, workspace), per_agent, signals
 
     def _record(self, cycle: int, per_agent: dict, window, signals: np.ndarray) -> CycleRecord:
-        from cognition.competition import cycle_competition
+        from cognition.architecture.competition import cycle_competition
 
         mine = slice_tree(per_agent, self.intact)
         share = self.winner_share(per_agent["winner"])
@@ -303,7 +303,7 @@ class IntegrationLoop:
         rows = self.intact  # the run's agents; donors and twins enter the end-of-run analysis only
         X = np.concatenate([window[rows, window.shape[1] - (W - 1):], signals[rows, None, :]], axis=1)
         # the per-cycle series is descriptive and matches estimate_windows (the report's bands): pooled
-        # centring; the calibrated per-agent estimator is the whole-run headline (cognition/analysis.py)
+        # centring; the calibrated per-agent estimator is the whole-run headline (cognition/analysis/summary.py)
         r = phi.estimate(X, lag=self.cfg.phi.lag, shrinkage=self.cfg.phi.shrinkage, centre="pooled")
         return {"phi_wms": r.phi_wms, "phi_r": r.phi_r, "tdmi": r.tdmi,
                 "mib": [list(r.mib[0]), list(r.mib[1])]}

@@ -3,11 +3,11 @@
 Each default criterion tests a hypothesis and can fail for it (docs/architecture.md,
 "Criteria"), and each prints the number it judges: "Phi estimated and finite" the headline
 (the mean per-agent Phi; with fewer than 5 agents a pooled, descriptive estimate, and the names of
-the Phi criteria say so: cognition.reporting.wording); "integrated" the verdict of
-cognition.analysis.integration_verdict
+the Phi criteria say so: cognition.analysis.wording); "integrated" the verdict of
+cognition.analysis.summary.integration_verdict
 (the within-agent trial-shuffling test of cognition/phi/cut_test.py and the headline's
 interval, both required); "the loop closes" the agents' Phi minus that of each kind of twin,
-one per direction of the loop through the workspace (cognition/controls.py), both required. A
+one per direction of the loop through the workspace (cognition/architecture/controls.py), both required. A
 floor on the headline (``min_mean_phi_bits``) is available
 but not a default: a fixed number tests nothing by itself.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 
-from cognition.analysis import DIRECTION_LABELS, DIRECTIONS
-from cognition.reporting import fmt
-from cognition.reporting.wording import headline_numbers, headline_pooled
+from cognition.analysis.summary import DIRECTION_LABELS, DIRECTIONS
+from cognition.analysis import fmt
+from cognition.analysis.wording import headline_numbers, headline_pooled
 
 
 def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecovered_errors: int,

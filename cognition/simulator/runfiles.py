@@ -17,11 +17,10 @@ import os
 from array import array
 from pathlib import Path
 
-from cognition.rundir import jsonable
-from cognition.runtime.checkpoint import CheckpointError
+from cognition.simulator.rundir import METRICS, jsonable
 from cognition.runtime.unit_history import HISTORY_NAME, UnitHistory, cycles_on_disk, read_cycle
+from cognition.errors import CheckpointError
 
-METRICS_NAME = "metrics.jsonl"
 _TAIL_BYTES = 1 << 16  # enough to hold the last metrics line before an offset
 
 
@@ -30,7 +29,7 @@ class RunFiles:
 
     def __init__(self, run_dir: str | os.PathLike, agents: int, n_units: int):
         self.run_dir = Path(run_dir)
-        self.metrics_path = self.run_dir / METRICS_NAME
+        self.metrics_path = self.run_dir / METRICS
         self.history_path = self.run_dir / HISTORY_NAME
         self.agents, self.n_units = agents, n_units
         self.history: UnitHistory | None = None
@@ -42,7 +41,7 @@ class RunFiles:
         out = []
         if self.metrics_path.is_file() and self.metrics_path.stat().st_size:
             with open(self.metrics_path, "rb") as fh:
-                out.append(f"{METRICS_NAME}: {sum(1 for _ in fh)} lines")
+                out.append(f"{METRICS}: {sum(1 for _ in fh)} lines")
         cycles = cycles_on_disk(self.history_path, self.agents, self.n_units)
         if cycles:
             out.append(f"{HISTORY_NAME}: {cycles} cycles")
@@ -56,10 +55,10 @@ class RunFiles:
         """CheckpointError (one line) unless the files reach a checkpoint's offsets; reads only."""
         size = self.metrics_path.stat().st_size if self.metrics_path.is_file() else 0
         if size < metrics_bytes:
-            raise CheckpointError(f"{METRICS_NAME} holds {size} bytes, but the checkpoint of cycle {cycle} was "
+            raise CheckpointError(f"{METRICS} holds {size} bytes, but the checkpoint of cycle {cycle} was "
                                   f"written after {metrics_bytes}: it was truncated or replaced")
         if cycle and _last_cycle_before(self.metrics_path, metrics_bytes) != cycle:
-            raise CheckpointError(f"{METRICS_NAME} does not end with cycle {cycle} at the checkpoint's offset "
+            raise CheckpointError(f"{METRICS} does not end with cycle {cycle} at the checkpoint's offset "
                                   f"{metrics_bytes}: it was replaced")
         held = cycles_on_disk(self.history_path, self.agents, self.n_units)
         if held < cycle:

@@ -1,7 +1,7 @@
 """Counter-based random streams: one per (agent, module, cycle), and one per (agent, module, weight).
 
 The noise an agent's module draws at a cycle is a pure function of
-``(master seed, agent index, module, cycle)``, computed by Philox4x32-10 (:mod:`cognition.rng`;
+``(master seed, agent index, module, cycle)``, computed by Philox4x32-10 (:mod:`cognition.architecture.rng`;
 Salmon et al. 2011) for all agents at once, on the run's device. An agent's fixed random
 weights (its anatomy, drawn once when the loop is assembled) come from streams of their own,
 a pure function of ``(master seed, agent index, module, weight index)``
@@ -26,7 +26,7 @@ the k-th draw of a fresh object is always the same.
 
 Names: the built-in streams (``MODULE_IDS``: expectation 1, unconscious 2, hybrid 3,
 workspace 4, init 5) have their own module byte and name id 0. Every other name (a plug-in
-module, :mod:`cognition.plugins`) has module byte 0, which no built-in uses, and the name id
+module, :mod:`cognition.modules.plugins`) has module byte 0, which no built-in uses, and the name id
 :func:`plugin_stream_id`, the first 56 bits of its name's SHA-256: its streams cannot meet a
 built-in's, and two plug-ins' can only meet if their 56-bit ids are equal, which the registry
 refuses at registration.
@@ -45,7 +45,7 @@ import struct
 import numpy as np
 import torch
 
-from cognition.rng import MASK32, blocks_to_uniforms, blocks_to_uniforms32, box_muller, philox_words
+from cognition.architecture.rng import MASK32, blocks_to_uniforms, blocks_to_uniforms32, box_muller, philox_words
 
 MODULE_IDS = {"expectation": 1, "unconscious": 2, "hybrid": 3, "workspace": 4, "init": 5}
 PLUGIN_MODULE_BYTE = 0  # the key's module byte for every name outside MODULE_IDS

@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 
 import cognition
-from cognition.plugin_paths import records
+from cognition.modules.plugin_paths import records
 
 LIBRARIES = ("numpy", "scipy", "torch", "networkx", "qiskit", "qiskit-aer", "qiskit-aer-gpu",
              "matplotlib", "PyYAML")
@@ -47,7 +47,7 @@ def collect(cfg, *, device: dict, components: dict, quantum_backend: dict | None
             argv: list[str]) -> dict:
     """components: module name -> describe() dict (variant, backend, ...)."""
     from cognition.modules import variant_of
-    from cognition.plugins import has_quantum_variant
+    from cognition.modules.plugins import has_quantum_variant
 
     classical = sorted(n for n, d in components.items() if d["variant"] == "classical")
     # not a plug-in that is classical by design, nor one the configuration asked to run classical

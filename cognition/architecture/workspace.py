@@ -119,7 +119,7 @@ def ignite(access, contents, b_prev, capacity: int, persistence: float):
 
 
 class SharedWorkspace:
-    """The competition of :mod:`cognition.workspace` for a fixed list of modules.
+    """The competition of :mod:`cognition.architecture.workspace` for a fixed list of modules.
 
     Its state, per agent: ``access`` and ``fatigue`` (A, M) and the last evidences
     ``evidence`` (A, M, W). ``excluded``: module names that may not win (a ``module:NAME`` lesion): their
@@ -143,7 +143,7 @@ class SharedWorkspace:
                 streams) -> tuple[Broadcast, dict]:
         """This cycle's competition (cycle = 1 for the first); returns the broadcast and the new state.
 
-        streams: the agents' "workspace" :class:`cognition.streams.AgentStreams` of this cycle."""
+        streams: the agents' "workspace" :class:`cognition.architecture.streams.AgentStreams` of this cycle."""
         c = self.cfg
         contents = torch.stack([proposals[m].content for m in self.module_names], dim=1)  # (A, M, D)
         evidence = torch.stack([proposals[m].salience for m in self.module_names], dim=1)  # (A, M)

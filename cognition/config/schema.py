@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import types
 import typing
 from dataclasses import field
@@ -22,22 +23,12 @@ from typing import Any, Literal
 
 import yaml
 
-from cognition.errors import ConfigError
-
-
-class DuplicateKeyError(ValueError):
-    """A YAML mapping names a key twice; the message says which key and on which lines."""
+from cognition.errors import ConfigError, DuplicateKeyError, YamlTooLargeError
 
 
 MAX_YAML_NODES = 100_000  # nodes of a YAML document once its aliases (*name) are expanded
 MAX_YAML_TEXT = 4 * 1024 * 1024  # characters of scalar text in it once its aliases are expanded
 MAX_YAML_DEPTH = 100  # levels of nested collections (the composer recurses; the scanner is quadratic in `[` depth)
-
-
-class YamlTooLargeError(ValueError):
-    """A YAML document whose aliases expand past MAX_YAML_NODES nodes or MAX_YAML_TEXT characters (an alias
-    bomb: a few hundred bytes that expand to gigabytes), an alias inside its own anchor, or collections nested
-    more than MAX_YAML_DEPTH levels."""
 
 
 def _check_expansion(root) -> None:
@@ -120,7 +111,7 @@ def load_yaml(text: str):
 #              not checked bit for bit, and full mode already sets Aer's threads from the machine's cores)
 #   verdict    only how the finished numbers are judged (pass or fail), applied when the report is written
 CHANGES = ("science", "numerics", "execution", "verdict")
-HASHED = ("science", "numerics")  # what a checkpoint's settings guard on --resume (cognition.runner)
+HASHED = ("science", "numerics")  # what a checkpoint's settings guard on --resume (cognition.simulator.runner)
 
 
 def _tag(changes):
@@ -290,3 +281,18 @@ def from_dict(cls, data: Any, prefix: str = ""):
     return cls(**kwargs)
 
 
+MAX_INPUT_FILE_BYTES = 1024 * 1024  # a config or sweep YAML file larger than this is refused before parsing
+
+
+def check_file_size(path, what: str = "input file", limit: int = MAX_INPUT_FILE_BYTES) -> None:
+    """Refuse ``path`` before it is read or parsed if it is larger than ``limit`` bytes: a ConfigError (a
+    UsageError, exit 2) naming ``what`` (the flag or field), the file, its size and the limit, e.g.
+    ``--config = 'big.yaml' is not allowed: expected a file of at most 1,048,576 bytes (1024 KiB); it has
+    62,914,560 bytes and is refused unread``. A missing or unreadable file is left to the caller's open()."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return
+    if size > limit:
+        raise ConfigError(what, str(path), f"a file of at most {limit:,} bytes ({limit // 1024} KiB); it has "
+                                           f"{size:,} bytes and is refused unread")

@@ -1,7 +1,7 @@
 """Typed, validated run configuration and named presets.
 
 A configuration is a tree of frozen dataclasses. Every field is tagged by what it
-changes (:data:`cognition.config_schema.CHANGES`): ``science`` (the model and its
+changes (:data:`cognition.config.schema.CHANGES`): ``science`` (the model and its
 analysis), ``numerics`` (the same model computed differently: dtype, precision,
 backend, device, autocast, compilation), ``execution`` (how the run is carried out,
 not meant to change a number) or ``verdict`` (only how the finished numbers
@@ -27,13 +27,12 @@ from typing import Literal, Optional
 
 import yaml
 
-from cognition import plugin_paths
-from cognition.cli import MAX_INPUT_FILE_BYTES, check_file_size
-from cognition.config_schema import HASHED, DuplicateKeyError, YamlTooLargeError, field_tags, from_dict, leaves
-from cognition.config_schema import diff as diff_settings, load_yaml, num, section, setting, to_plain
-from cognition.errors import ConfigError, first_line
+from cognition.config.schema import HASHED, MAX_INPUT_FILE_BYTES, check_file_size, field_tags, from_dict, leaves
+from cognition.config.schema import diff as diff_settings, load_yaml, num, section, setting, to_plain
+from cognition.errors import ConfigError, DuplicateKeyError, YamlTooLargeError, first_line
+from cognition.modules import plugin_paths
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 MAX_CYCLES = 999_999_999  # checkpoints are named by a 9-digit cycle number
 
 
@@ -103,13 +102,13 @@ class ModulesConfig:
     expectation: ExpectationConfig = field(default_factory=ExpectationConfig)
     unconscious: UnconsciousConfig = field(default_factory=UnconsciousConfig)
     hybrid: HybridConfig = field(default_factory=HybridConfig)
-    settings: dict = field(default_factory=dict)  # plug-in module name -> its settings (cognition.plugins)
-    # modules of one's own by path, "[name=]file.py:Class" or "[name=]package.module:Class" (cognition.plugin_paths)
+    settings: dict = field(default_factory=dict)  # plug-in module name -> its settings (cognition.modules.plugins)
+    # modules of one's own by path, "[name=]file.py:Class" or "[name=]package.module:Class" (cognition.modules.plugin_paths)
     plugins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
-class WorkspaceConfig:  # the access dynamics of cognition/workspace.py
+class WorkspaceConfig:  # the access dynamics of cognition/architecture/workspace.py
     capacity: int = num(1, ge=1)  # most modules that can hold the workspace at once
     threshold: float = num(0.0)  # access drive (in bid units, normal scores of surprise) at which access is 0.5
     temperature: float = num(0.25, gt=0.0)  # width of the access sigmoid
@@ -123,7 +122,7 @@ class WorkspaceConfig:  # the access dynamics of cognition/workspace.py
 
 
 @dataclass(frozen=True)
-class ControlConfig:  # the causal controls of cognition/loop.py (docs/architecture.md)
+class ControlConfig:  # the causal controls of cognition/architecture/loop.py (docs/architecture.md)
     yoked: bool = True  # every agent gets two twins (same weights and noise): each direction of the loop cut
     lesion: Optional[str] = None  # null | broadcast | proposals (needs yoked) | module:NAME
     window: int = num(50, ge=2)  # cycles per window of the report's time-resolved control (at most 20 windows)
@@ -144,7 +143,7 @@ class PhiConfig:
 @dataclass(frozen=True)
 class CriteriaConfig:
     require_phi: bool = True  # Phi estimated (the run reached the window) and finite
-    min_mean_phi_bits: Optional[float] = None  # a floor on absolute Phi: off by default (cognition/criteria.py)
+    min_mean_phi_bits: Optional[float] = None  # a floor on absolute Phi: off by default (cognition/analysis/criteria.py)
     require_significant: bool = True  # the integration test's p-value below alpha
     require_closed_loop: bool = True  # each direction: Phi(agents) - Phi(its twins) with CI above 0 (control.yoked)
     alpha: float = num(0.05, gt=0.0, lt=1.0)
@@ -252,7 +251,7 @@ def available_presets() -> list[str]:
 
 
 def _validate_cross_fields(cfg: Config) -> None:
-    from cognition import plugins
+    from cognition.modules import plugins
 
     plugin_paths.load(cfg.modules.plugins)  # registers them, so that modules.enabled can name them
     for name in cfg.modules.enabled:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from cognition.errors import ConfigError, UsageError
+from cognition.errors import ConfigError, DeviceUnavailableError, UsageError
 
 
 @dataclass
@@ -25,7 +25,7 @@ class Assembly:
 
 
 def _device(cfg) -> dict:
-    from cognition.runtime.device import DeviceUnavailableError, resolve_device
+    from cognition.runtime.device import resolve_device
 
     try:
         choice = resolve_device(cfg.runtime.device, allow_cpu_fallback=cfg.runtime.allow_cpu_fallback)
@@ -76,7 +76,7 @@ def _quantum_backend(cfg, run_device: str, widths: dict):
 def assemble(cfg) -> Assembly:
     import torch
 
-    from cognition.loop import IntegrationLoop
+    from cognition.architecture.loop import IntegrationLoop
     # here, not at the top: the modules import torch, and Session imports this file before its host memory check
     from cognition.modules import build_modules, resolve_widths
     from cognition.runtime.compile import StepCompiler

@@ -13,8 +13,10 @@ import numpy as np
 
 from cognition.reporting import frames
 from cognition.reporting.explain import explain
-from cognition.controls import population, split_rows
+from cognition.architecture.controls import population, split_rows
 from cognition.errors import UsageError
+from cognition.runtime.unit_history import HISTORY_NAME
+from cognition.simulator.rundir import REPORT
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -90,7 +92,7 @@ class RunResults:
 
     def group(self, name: str) -> np.ndarray:
         """(agents, cycles, n_units) the unit signals of one group of batch rows: "intact" (the run's
-        agents), and with the yoked control "donor", "yoked" and "yoked_proposals" (cognition/controls.py)."""
+        agents), and with the yoked control "donor", "yoked" and "yoked_proposals" (cognition/architecture/controls.py)."""
         groups = self._row_groups()
         if name not in groups:
             raise UsageError(f"group {name!r} is not one of this run's: {', '.join(groups)}")
@@ -182,7 +184,7 @@ class RunResults:
                 raise UsageError(f"group {group!r} is not one of this run's: {', '.join(dict.fromkeys(groups))}")
             keep = groups == group
             history, rows, groups, paired = history[:, keep], rows[keep], groups[keep], paired[keep]
-        attrs = {"run_dir": str(self.path), "source": "unit_history.npy",
+        attrs = {"run_dir": str(self.path), "source": HISTORY_NAME,
                  "description": "the unit signals Phi is computed from, per cycle, batch row and unit"}
         return frames.unit_array(history, self.cycles, self.unit_names, rows, groups, paired, attrs)
 
@@ -194,12 +196,12 @@ class RunResults:
     # -- the report ----------------------------------------------------------
     @property
     def report_paths(self) -> dict[str, Path]:
-        return {"json": self.path / "report.json", "markdown": self.path / "report.md",
+        return {"json": self.path / REPORT, "markdown": self.path / "report.md",
                 "html": self.path / "report.html"}
 
     def write_report(self) -> dict[str, Path]:
         """Write the report again from the run directory (as ``python -m cognition.report RUN_DIR``)."""
-        from cognition.report import rebuild
+        from cognition.reporting.run_report import rebuild  # the plots' matplotlib: only when written
 
         rebuild(self.path)
         return self.report_paths

@@ -1,22 +1,24 @@
 """The end of a session: the Phi analysis, the criteria and the report, read back from the run's files.
 
-The records are streamed from ``metrics.jsonl`` (:class:`cognition.runfiles.RunRecords`)
+:func:`write_report` is the report writer that validate and the API give
+:class:`cognition.simulator.session.Session` (the simulator layer does not import reporting).
+
+The records are streamed from ``metrics.jsonl`` (:class:`cognition.simulator.runfiles.RunRecords`)
 and the unit signals memory-mapped from ``unit_history.npy``, so the end of a long run
 does not first gather every cycle in memory.
 """
 from __future__ import annotations
 
+import time
 
-def resume_note(cfg, start, resuming: bool) -> str | None:
-    """What to tell the user when ``--resume`` finds the run finished, or with nothing written yet."""
-    if not resuming:
-        return None
-    if start.resumed_from is None:
-        return "the run was stopped before its first checkpoint and wrote no cycle: it starts from cycle 0"
-    if start.state.cycle >= cfg.run.cycles:
-        return (f"the run had already finished (cycle {start.state.cycle} of {cfg.run.cycles}); "
-                "only its report is written again")
-    return None
+from cognition.analysis import criteria, summary as analysis
+from cognition.architecture.competition import summarise_competition
+from cognition.architecture.controls import split_rows
+from cognition.reporting.run_report import build, write
+from cognition.runtime.telemetry import process_peak_rss_bytes, summarise
+from cognition.runtime.unit_history import read_history
+from cognition.simulator.progress import Progress
+from cognition.simulator.runfiles import RunRecords
 
 
 def write_report(session, provenance: dict, outcome, *, progress=None, started: float | None = None) -> dict:
@@ -28,16 +30,6 @@ def write_report(session, provenance: dict, outcome, *, progress=None, started: 
     process's peak RSS, read after the analysis and the plots. (Telemetry, because both legitimately
     differ between a run and its resumed twin.)
     """
-    import time
-
-    from cognition import analysis, criteria, report
-    from cognition.competition import summarise_competition
-    from cognition.controls import split_rows
-    from cognition.progress import Progress
-    from cognition.runfiles import RunRecords
-    from cognition.runtime.telemetry import process_peak_rss_bytes, summarise
-    from cognition.runtime.unit_history import read_history
-
     progress = progress or Progress(enabled=False)
     started = time.perf_counter() if started is None else started
     cfg, loop, files = session.cfg, session.assembly.loop, session.runner.files
@@ -52,10 +44,10 @@ def write_report(session, provenance: dict, outcome, *, progress=None, started: 
         checks = criteria.evaluate(cfg, status=outcome.status, phi_summary=phi_summary, controls=controls,
                                    provenance=provenance, unrecovered_errors=unrecovered)
         tel = summarise(r["telemetry"] for r in records if r.get("telemetry"))
-        rep = report.build(status=outcome.status, message=outcome.message, phi_summary=phi_summary,
-                           criteria=checks, provenance=provenance, retries=outcome.retries, records=records,
-                           telemetry_summary=tel, cfg=cfg, units=units, events=outcome.events,
-                           controls=controls, competition=competition)
+        rep = build(status=outcome.status, message=outcome.message, phi_summary=phi_summary,
+                    criteria=checks, provenance=provenance, retries=outcome.retries, records=records,
+                    telemetry_summary=tel, cfg=cfg, units=units, events=outcome.events,
+                    controls=controls, competition=competition)
 
     def finish(rep: dict) -> None:
         rep["telemetry"]["mem_peak_rss_bytes"] = max(rep["telemetry"].get("mem_peak_rss_bytes", 0),
@@ -63,5 +55,5 @@ def write_report(session, provenance: dict, outcome, *, progress=None, started: 
         rep["telemetry"]["run_wall_seconds"] = time.perf_counter() - started
 
     with progress.phase("report"):
-        report.write(session.run_dir, rep, records, finish=finish)
+        write(session.run_dir, rep, records, finish=finish)
     return rep

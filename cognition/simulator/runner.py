@@ -1,10 +1,10 @@
 """Run an IntegrationLoop inside a run directory, and keep it alive.
 
 The runner owns everything that is not science: the per-cycle files
-(:mod:`cognition.runfiles`), OOM recovery (retry the failing cycle from the state
+(:mod:`cognition.simulator.runfiles`), OOM recovery (retry the failing cycle from the state
 before it with half the agents per launch, and double the batch again after a run of
 good cycles), checkpoints (at cycle 0, every N % of the run, on a timer, on
-SIGTERM/SIGINT) and resume. The science in :mod:`cognition.loop` never sees any of it.
+SIGTERM/SIGINT) and resume. The science in :mod:`cognition.architecture.loop` never sees any of it.
 
 A checkpoint holds the loop's state, the RNG states and how far the files reach
 (offsets), never the history itself, so it has the same size at every cycle.
@@ -23,24 +23,25 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cognition.config_schema import ABSENT, diff as _diff
-from cognition.errors import ModuleFault, abbreviate
-from cognition.loop import WORKSPACE_SIGNALS, IntegrationLoop, LoopState, workspace_units
-from cognition.runfiles import RunFiles
-from cognition.streams import PREVIOUS_SCHEME, SCHEME as STREAMS_SCHEME
-from cognition.runtime.checkpoint import (CheckpointError, CheckpointStore, capture_rng_states,
-                                          restore_rng_states)
-from cognition.runtime.oom import (classify_oom, free_memory, host_allocation_failure, host_memory_line, next_batch,
-                                  oom_advice, release_frames)
-from cognition.runtime.stop import RunStopped, StopNow, StopRequest, resume_command, stopped_message
+from cognition.config.schema import ABSENT, diff as _diff
+from cognition.errors import CheckpointError, ModuleFault, RunStopped, StopNow, abbreviate, classify_oom
+from cognition.architecture.loop import WORKSPACE_SIGNALS, IntegrationLoop, LoopState, workspace_units
+from cognition.simulator.runfiles import RunFiles
+from cognition.architecture.streams import PREVIOUS_SCHEME, SCHEME as STREAMS_SCHEME
+from cognition.runtime.checkpoint import CheckpointStore, capture_rng_states, restore_rng_states
+from cognition.runtime.oom import (free_memory, host_allocation_failure, host_memory_line, next_batch, oom_advice,
+                                   release_frames)
+from cognition.runtime.stop import StopRequest, resume_command, stopped_message
 from cognition.runtime.unit_history import UnitWindow
 
 CHECKPOINT_FORMAT = "hybrid-cognition/loop-state/2"
 
 
 @dataclass
-class Progress:
-    """What a checkpoint carries besides the loop state; its size does not grow per cycle."""
+class RecoveryLog:
+    """The run's recovery log: what a checkpoint carries besides the loop state (OOM retries, recoveries and
+    batch changes, the batch now); its size does not grow per cycle. (Progress shown to the user is
+    :mod:`cognition.simulator.progress`.)"""
 
     retries: list = field(default_factory=list)  # every OOM retry
     events: list = field(default_factory=list)  # recoveries and batch changes, for the report
@@ -51,7 +52,7 @@ class Progress:
 @dataclass
 class Start:
     state: LoopState
-    progress: Progress
+    recovery: RecoveryLog
     offsets: dict  # metrics_bytes, history_cycles
     resumed_from: int | None = None  # the checkpoint's cycle; None for a fresh start
     skipped: list = field(default_factory=list)  # checkpoints that failed to verify, and why
@@ -70,7 +71,7 @@ class RunOutcome:
 
 def config_hash(cfg) -> str:
     """Hash of the settings that change the numbers: every field tagged science or numerics
-    (:data:`cognition.config.CHANGES_OF`), by dotted key."""
+    (:data:`cognition.config.settings.CHANGES_OF`), by dotted key."""
     return hashlib.sha256(json.dumps(cfg.settings(), sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -144,7 +145,7 @@ class Runner:
     # -- starting ----------------------------------------------------------
     def fresh(self, state: LoopState | None = None) -> Start:
         """A start at cycle 0 from ``state`` (the loop's initial state, made now when None)."""
-        return Start(state if state is not None else self.loop.initial_state(), Progress(batch=self.cfg.runtime.batch),
+        return Start(state if state is not None else self.loop.initial_state(), RecoveryLog(batch=self.cfg.runtime.batch),
                      {"metrics_bytes": 0, "history_cycles": 0})
 
     def restore(self) -> Start | None:
@@ -222,19 +223,19 @@ class Runner:
                      for k, v in payload["workspace"].items()}
         state = LoopState(int(payload["cycle"]), payload["broadcast"].to(device=dev, dtype=dt), modules, workspace)
         restore_rng_states(payload["rng"])
-        progress = Progress(list(payload["retries"]), list(payload["events"]), payload["batch"],
+        recovery = RecoveryLog(list(payload["retries"]), list(payload["events"]), payload["batch"],
                             int(payload["good_cycles"]))
         offsets = {"metrics_bytes": int(payload["metrics_bytes"]), "history_cycles": state.cycle}
-        return Start(state, progress, offsets, resumed_from=state.cycle)
+        return Start(state, recovery, offsets, resumed_from=state.cycle)
 
     def prepare(self, start: Start) -> list[str]:
         """Make the files match ``start`` (the first writes of a run or resume); return what a
         resume discarded or dropped, one note each (also recorded as events for the report)."""
         if start.resumed_from is None:
             self.files.create()
-            self._checkpoint(start.state, start.progress)
+            self._checkpoint(start.state, start.recovery)
             return []
-        cycle, events = start.resumed_from, start.progress.events
+        cycle, events = start.resumed_from, start.recovery.events
         notes = [f"skipped checkpoint {s}" for s in start.skipped]
         gone = self.store.discard(start.discard, start.orphans)
         notes += [f"discarded checkpoint {name} (newer than cycle {cycle}, or without a completion marker)"
@@ -253,7 +254,7 @@ class Runner:
 
         return module_set(self.loop.modules.values(), self.loop.unit_names)
 
-    def _checkpoint(self, state: LoopState, progress: Progress) -> None:
+    def _checkpoint(self, state: LoopState, recovery: RecoveryLog) -> None:
         offsets = self.files.commit()
         payload = {"format": CHECKPOINT_FORMAT, "config_hash": section_hash(self.cfg), "cycle": state.cycle,
                    "settings": self.cfg.settings(), "settings_hash": config_hash(self.cfg),
@@ -261,28 +262,28 @@ class Runner:
                    "broadcast": state.broadcast.cpu(),
                    "modules": {n: {k: v.cpu() for k, v in s.items()} for n, s in state.modules.items()},
                    "workspace": {k: v.cpu() for k, v in state.workspace.items()},
-                   "retries": progress.retries, "events": progress.events, "batch": progress.batch,
-                   "good_cycles": progress.good_cycles, "metrics_bytes": offsets["metrics_bytes"],
-                   "rng_note": "science draws are counter-based (cognition.streams); global RNGs saved too",
+                   "retries": recovery.retries, "events": recovery.events, "batch": recovery.batch,
+                   "good_cycles": recovery.good_cycles, "metrics_bytes": offsets["metrics_bytes"],
+                   "rng_note": "science draws are counter-based (cognition.architecture.streams); global RNGs saved too",
                    "rng": capture_rng_states()}
         self.store.save(payload, cycle=state.cycle)
         self.last_checkpoint = state.cycle
 
     # -- one cycle with OOM recovery --------------------------------------
-    def _step_with_retries(self, state: LoopState, window, progress: Progress):
+    def _step_with_retries(self, state: LoopState, window, recovery: RecoveryLog):
         """Run the next cycle; on an OOM-like error retry it from ``state`` with half the batch.
 
         Returns (state, record, signals, failure): failure is None, or (kind, exc) when
-        every try failed. Retries are appended to ``progress.retries``; ``progress.batch`` follows.
+        every try failed. Retries are appended to ``recovery.retries``; ``recovery.batch`` follows.
         """
-        current = len(self.loop.agents) if progress.batch is None else progress.batch
+        current = len(self.loop.agents) if recovery.batch is None else recovery.batch
         failure = None
         for attempt in range(self.cfg.runtime.max_retries + 1):
             try:
                 if self.faults is not None:
                     self.faults.maybe_raise(state.cycle + 1, attempt)
                 new_state, record, signals = self.loop.step(state, window, current)
-                progress.batch = current
+                recovery.batch = current
                 return new_state, record, signals, None
             except Exception as exc:  # noqa: BLE001 - anything not OOM-like is re-raised
                 kind = classify_oom(exc)
@@ -292,31 +293,31 @@ class Runner:
                 free_memory(self.loop.device)
                 # at the floor there is nothing smaller: retry once the cache is freed, same batch
                 smaller = next_batch(current, min(self.cfg.runtime.min_batch, current)) or current
-                progress.retries.append({"cycle": state.cycle + 1, "attempt": attempt + 1, "kind": kind,
+                recovery.retries.append({"cycle": state.cycle + 1, "attempt": attempt + 1, "kind": kind,
                                          "batch_before": current, "batch_after": smaller,
                                          "error": (str(exc).splitlines() or [type(exc).__name__])[0][:200]})
-                progress.good_cycles = 0
+                recovery.good_cycles = 0
                 failure, current = (kind, exc), smaller
-        progress.batch = current
+        recovery.batch = current
         return state, None, None, failure
 
-    def _regrow(self, progress: Progress, cycle: int, retried: bool) -> None:
+    def _regrow(self, recovery: RecoveryLog, cycle: int, retried: bool) -> None:
         """After ``runtime.regrow_after_cycles`` good cycles at a lowered batch, double it (up to the
         configured batch): an OOM fallback is not for the rest of the run."""
-        progress.good_cycles = 0 if retried else progress.good_cycles + 1
+        recovery.good_cycles = 0 if retried else recovery.good_cycles + 1
         after, target = self.cfg.runtime.regrow_after_cycles, self.cfg.runtime.batch or len(self.loop.agents)
-        if after is None or progress.batch is None or progress.batch >= target or progress.good_cycles < after:
+        if after is None or recovery.batch is None or recovery.batch >= target or recovery.good_cycles < after:
             return
-        grown = min(target, 2 * progress.batch)
-        progress.events.append(event(cycle, "batch_regrown", f"agents per launch {progress.batch} -> {grown} "
-                                                             f"after {progress.good_cycles} cycles without a retry"))
-        progress.batch, progress.good_cycles = grown, 0
+        grown = min(target, 2 * recovery.batch)
+        recovery.events.append(event(cycle, "batch_regrown", f"agents per launch {recovery.batch} -> {grown} "
+                                                             f"after {recovery.good_cycles} cycles without a retry"))
+        recovery.batch, recovery.good_cycles = grown, 0
 
     # -- the run -----------------------------------------------------------
     def run(self, start: Start, stop: StopRequest) -> RunOutcome:
         """Run from ``start`` (after :meth:`prepare`) to the end. Any failure other than an OOM that
         retries cannot cure becomes :class:`~cognition.runtime.stop.RunStopped` (one line)."""
-        state, progress = start.state, start.progress
+        state, recovery = start.state, start.recovery
         window = UnitWindow(len(self.loop.agents), self.loop.n_units, self.loop.phi_window - 1)
         window.fill(self.files.tail(window.size))
         clock = {"checkpoint": time.monotonic(), "cycle_end": time.perf_counter()}
@@ -326,53 +327,53 @@ class Runner:
         try:
             while state.cycle < self.cfg.run.cycles:
                 cycle = state.cycle + 1
-                state, stopped = self._cycle(state, progress, window, stop, clock)
+                state, stopped = self._cycle(state, recovery, window, stop, clock)
                 if stopped is not None:
                     return stopped
         except (Exception, StopNow) as exc:
             raise RunStopped(stopped_message(stop.reason(exc), where=f"in cycle {cycle}",
                                              last_checkpoint=self.last_checkpoint, run_dir=self.run_dir)) from exc
-        return RunOutcome("completed", state.cycle, progress.retries, progress.events)
+        return RunOutcome("completed", state.cycle, recovery.retries, recovery.events)
 
-    def _cycle(self, state: LoopState, progress: Progress, window: UnitWindow, stop: StopRequest, clock: dict):
+    def _cycle(self, state: LoopState, recovery: RecoveryLog, window: UnitWindow, stop: StopRequest, clock: dict):
         """One cycle, its files and any checkpoint; returns (state, outcome when the run stops here, else None)."""
-        t0, before, n_retries = time.perf_counter(), state, len(progress.retries)
+        t0, before, n_retries = time.perf_counter(), state, len(recovery.retries)
         try:
-            state, record, signals, failure = self._step_with_retries(state, window.view(), progress)
+            state, record, signals, failure = self._step_with_retries(state, window.view(), recovery)
         except ModuleFault as fault:  # the run stops at the faulty cycle, the state before it checkpointed
-            progress.events.append(event(before.cycle + 1, "module_fault", f"run stopped: {fault}"))
-            self._checkpoint(before, progress)
+            recovery.events.append(event(before.cycle + 1, "module_fault", f"run stopped: {fault}"))
+            self._checkpoint(before, recovery)
             raise
         if failure is not None:
-            self._checkpoint(before, progress)
-            return state, RunOutcome("failed", state.cycle, progress.retries, progress.events,
-                                     self._advice(failure, progress.batch, state.cycle + 1))
+            self._checkpoint(before, recovery)
+            return state, RunOutcome("failed", state.cycle, recovery.retries, recovery.events,
+                                     self._advice(failure, recovery.batch, state.cycle + 1))
         if self.faults is not None:
             self.faults.maybe_raise(state.cycle, stage="write")
         now = time.perf_counter()
-        self.files.append(self._metrics_record(record, progress, progress.retries[n_retries:], now - t0,
+        self.files.append(self._metrics_record(record, recovery, recovery.retries[n_retries:], now - t0,
                                                now - clock["cycle_end"]), signals)
         clock["cycle_end"] = now
         window.push(signals)
-        self._regrow(progress, state.cycle, retried=len(progress.retries) > n_retries)
+        self._regrow(recovery, state.cycle, retried=len(recovery.retries) > n_retries)
         if self.progress is not None:
             self.progress.update(1)
         due = state.cycle % self.checkpoint_every == 0 or state.cycle == self.cfg.run.cycles
         timer = time.monotonic() - clock["checkpoint"] >= self.cfg.runtime.checkpoint_every_seconds
         if due or timer or stop.signum is not None:
-            self._checkpoint(state, progress)
+            self._checkpoint(state, recovery)
             clock["checkpoint"] = time.monotonic()
         if stop.signum is None:
             return state, None
-        return state, RunOutcome("interrupted", state.cycle, progress.retries, progress.events,
+        return state, RunOutcome("interrupted", state.cycle, recovery.retries, recovery.events,
                                  f"stopped by {signal.Signals(stop.signum).name} after cycle {state.cycle}; "
                                  f"checkpoint written, continue with: {resume_command(self.run_dir)}")
 
-    def _metrics_record(self, record, progress: Progress, retries: list, seconds: float, wall: float) -> dict:
+    def _metrics_record(self, record, recovery: RecoveryLog, retries: list, seconds: float, wall: float) -> dict:
         """``timing``: ``cycle_s`` the step (with retries and Phi), ``wall_s`` since the previous cycle's
         record (the step, the files and any checkpoint in between: what a cycle costs)."""
         rec = dataclasses.asdict(record)
-        rec["batch"] = progress.batch
+        rec["batch"] = recovery.batch
         rec["retries"] = retries
         rec["timing"] = {"cycle_s": seconds, "wall_s": wall}
         rec["telemetry"] = self.telemetry.sample() if self.telemetry is not None else {}

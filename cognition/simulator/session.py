@@ -12,11 +12,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cognition.errors import UsageError
+from cognition.errors import AllocatorConfigError, CheckpointError, CompileFailedError, FaultSpecError, RunStopped, StopNow, UsageError
 from cognition.runtime import early_signals
-from cognition.runtime.checkpoint import CheckpointError
 from cognition.runtime.memlimits import host_limits
 from cognition.runtime.planner import check_host, check_libraries
+from cognition.simulator.rundir import PROVENANCE
 
 
 def note(run_dir, text: str) -> None:
@@ -24,15 +24,16 @@ def note(run_dir, text: str) -> None:
 
 
 class Session:
-    show_progress = True  # progress of the cycles, analysis and report on stderr (cognition.progress)
+    show_progress = True  # progress of the cycles, analysis and report on stderr (cognition.simulator.progress)
     run_seconds: float | None = None  # wall-clock seconds of run(): cycles, analysis and report
 
-    def __init__(self, cfg, *, out=None, resume_dir=None, faults=None, argv=None, lock=None):
-        from cognition.assemble import assemble
+    def __init__(self, cfg, *, write_report, out=None, resume_dir=None, faults=None, argv=None, lock=None):
+        from cognition.simulator.build import assemble
         from cognition.runtime.host_memory import retain_freed_memory
         from cognition.runtime.threads import set_cpu_threads
 
         self.cfg, self.faults, self.resume, self.lock = cfg, faults, resume_dir is not None, lock
+        self.write_report = write_report  # (session, provenance, outcome, progress=, started=) -> the report
         self.argv = argv or []
         self.allocator = self._allocator(cfg)
         self.host_plan = self._check_host(cfg)
@@ -57,7 +58,7 @@ class Session:
             # the modules' initial states (their init_state) are the last of the build: made before the
             # claim, so that a module that fails to build leaves no run directory behind
             initial = self.assembly.loop.initial_state()
-            from cognition.rundir import create_run_dir
+            from cognition.simulator.rundir import create_run_dir
 
             early_signals.defer()  # from the claim on, a signal stops the run after its cycle-0 checkpoint
             self.run_dir, self.lock = create_run_dir(out, label=cfg.quantum.mode, config=cfg.to_dict())
@@ -70,14 +71,14 @@ class Session:
             self.lock.release()
 
     def _runner(self):
-        from cognition.runner import Runner
+        from cognition.simulator.runner import Runner
         from cognition.runtime.telemetry import MemoryTelemetry
 
         loop = self.assembly.loop
         return Runner(self.cfg, loop, self.run_dir, faults=self.faults, telemetry=MemoryTelemetry(loop.device))
 
     def _check_faults(self, done: int) -> None:
-        from cognition.runtime.faults import FaultSpecError, check_reachable
+        from cognition.runtime.faults import check_reachable
 
         try:
             check_reachable(self.faults.faults if self.faults else [], self.cfg.run.cycles, done)
@@ -86,7 +87,7 @@ class Session:
 
     @staticmethod
     def _n_units(cfg) -> int:
-        from cognition.loop import WORKSPACE_SIGNALS
+        from cognition.architecture.loop import WORKSPACE_SIGNALS
         from cognition.modules import unit_signal_count
 
         return unit_signal_count(cfg) + len(WORKSPACE_SIGNALS)
@@ -107,7 +108,7 @@ class Session:
 
     @staticmethod
     def _allocator(cfg) -> dict | None:
-        from cognition.runtime.allocator import AllocatorConfigError, alloc_conf_in_effect, apply_alloc_conf
+        from cognition.runtime.allocator import alloc_conf_in_effect, apply_alloc_conf
 
         if cfg.runtime.alloc_conf is None:
             return alloc_conf_in_effect()
@@ -119,7 +120,7 @@ class Session:
 
     def _compile(self, cfg) -> dict:
         """Compile the step's kernels now (runtime.compile), so that a failure is one line before any write."""
-        from cognition.runtime.compile import CompileFailedError, warm_up
+        from cognition.runtime.compile import warm_up
 
         a = self.assembly
         try:
@@ -158,8 +159,8 @@ class Session:
         return check_fits(cfg, budget, widths=self.assembly.widths, working_copies=copies).as_dict()
 
     def _write_inputs(self) -> dict:
-        from cognition import provenance
-        from cognition.rundir import write_json
+        from cognition.simulator import provenance
+        from cognition.simulator.rundir import write_json
 
         a = self.assembly
         prov = provenance.collect(self.cfg, device=a.device, components=a.components,
@@ -167,7 +168,7 @@ class Session:
         prov.update(allocator=self.allocator, host_allocator=self.host_allocator, memory_plan=self.memory_plan,
                     host_plan=self.host_plan, cpu_threads=self.threads, compile=self.compile_info,
                     gpu_memory_fraction=self.memory_cap)
-        first = self.run_dir / "provenance.json"
+        first = self.run_dir / PROVENANCE
         if self.resume:
             prov["resumed"] = True
         # a run killed before its provenance was written gets it from its first resume
@@ -178,9 +179,8 @@ class Session:
         """Run the cycles and write the report; RunStopped (one line) when that fails."""
         import time
 
-        from cognition.progress import Progress
-        from cognition.runtime.stop import RunStopped, StopNow, StopRequest, stopped_message
-        from cognition.session_report import resume_note, write_report
+        from cognition.simulator.progress import Progress
+        from cognition.runtime.stop import StopRequest, stopped_message
 
         started, show = time.perf_counter(), Progress(enabled=self.show_progress)
         early_signals.defer()  # a resume changes its files from here on: a signal stops it after they match
@@ -204,13 +204,13 @@ class Session:
                 said = resume_note(self.cfg, self.start, self.resume)
                 if said:
                     note(self.run_dir, said)
-                    self.start.progress.events.append({"cycle": self.start.state.cycle, "kind": "resume",
+                    self.start.recovery.events.append({"cycle": self.start.state.cycle, "kind": "resume",
                                                        "detail": said})
                 outcome = runner.run(self.start, stop)
                 stop.urgent = True
                 runner.progress.close()
                 try:
-                    rep = write_report(self, prov, outcome, progress=show, started=started)
+                    rep = self.write_report(self, prov, outcome, progress=show, started=started)
                     self.run_seconds = rep["telemetry"]["run_wall_seconds"]
                     return rep
                 except (Exception, StopNow) as exc:
@@ -220,3 +220,15 @@ class Session:
             finally:
                 runner.progress.close()
                 runner.files.close()
+
+
+def resume_note(cfg, start, resuming: bool) -> str | None:
+    """What to tell the user when ``--resume`` finds the run finished, or with nothing written yet."""
+    if not resuming:
+        return None
+    if start.resumed_from is None:
+        return "the run was stopped before its first checkpoint and wrote no cycle: it starts from cycle 0"
+    if start.state.cycle >= cfg.run.cycles:
+        return (f"the run had already finished (cycle {start.state.cycle} of {cfg.run.cycles}); "
+                "only its report is written again")
+    return None

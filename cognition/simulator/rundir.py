@@ -26,12 +26,18 @@ from pathlib import Path
 
 import yaml
 
-from cognition import __version__, plugin_paths
-from cognition.errors import ConfigError, UsageError
-from cognition.runtime.checkpoint import atomic_write
-from cognition.runtime.lock import LOCK_NAME, RunDirBusyError, RunDirLock, busy_holder
+from cognition import __version__
+from cognition.modules import plugin_paths
+from cognition.errors import ConfigError, RunDirBusyError, UsageError
+from cognition.runtime.checkpoint import CHECKPOINTS, atomic_write
+from cognition.runtime.lock import LOCK_NAME, RunDirLock, busy_holder
 
+# The run directory's files, one name each (docs/reports.md); the runtime names the three it writes itself:
+# CHECKPOINTS (cognition.runtime.checkpoint), HISTORY_NAME (unit_history.npy) and LOCK_NAME (.lock).
 CONFIG = "config.yaml"
+REPORT = "report.json"
+METRICS = "metrics.jsonl"
+PROVENANCE = "provenance.json"
 # what a start killed before its claim can leave: the lock file, a temporary file of the atomic
 # config.yaml write ('.tmp-*'), and the claim marker and temporary names of older versions
 STARTUP_LEFTOVERS = (LOCK_NAME, ".claimed", "config.yaml.tmp")
@@ -40,32 +46,55 @@ STARTUP_LEFTOVERS = (LOCK_NAME, ".claimed", "config.yaml.tmp")
 def _is_leftover(entry: Path) -> bool:
     if entry.name in STARTUP_LEFTOVERS or entry.name.startswith(".tmp-"):
         return True
-    return entry.name == "checkpoints" and entry.is_dir() and not any(entry.iterdir())
+    return entry.name == CHECKPOINTS and entry.is_dir() and not any(entry.iterdir())
 
 
-def run_dir_state(path: str | Path) -> str:
-    """``missing``; ``reusable`` (empty, or only start-up leftovers); ``run`` (claimed: it has
-    config.yaml, so --resume continues it); ``foreign`` (anything else, or not a directory)."""
+#: what a directory holds, for validate (--out, --resume), sweeps (a point) and the ablation experiment (a run)
+STATES = ("fresh", "restart", "resume", "finished", "foreign")
+
+
+def state(path: str | Path) -> str:
+    """One of :data:`STATES`:
+
+    * ``fresh``: no directory yet;
+    * ``restart``: empty, or only what a start killed before its claim leaves (the lock file, a
+      temporary file): a new run may claim it;
+    * ``resume``: a claimed run (it has config.yaml) without a completed report: ``--resume``
+      continues it from its last good checkpoint (from cycle 0 when it wrote none);
+    * ``finished``: a claimed run whose report.json says ``status: completed`` (whether its criteria
+      passed is the report's ``passed``);
+    * ``foreign``: anything else, or not a directory: never touched.
+    """
     path = Path(path)
     if not path.exists():
-        return "missing"
+        return "fresh"
     if not path.is_dir():
         return "foreign"
     if (path / CONFIG).is_file():
-        return "run"
-    return "reusable" if all(_is_leftover(e) for e in path.iterdir()) else "foreign"
+        report = read_report(path)
+        return "finished" if report is not None and report.get("status") == "completed" else "resume"
+    return "restart" if all(_is_leftover(e) for e in path.iterdir()) else "foreign"
+
+
+def read_report(path: str | Path) -> dict | None:
+    """A run directory's report.json, or None when it has none or it cannot be read."""
+    try:
+        report = json.loads((Path(path) / REPORT).read_text())
+    except (OSError, ValueError):
+        return None
+    return report if isinstance(report, dict) else None
 
 
 def _refuse_used(path: Path) -> None:
-    state = run_dir_state(path)
-    holder = busy_holder(path) if state == "run" else None
+    found = state(path)
+    holder = busy_holder(path) if found in ("resume", "finished") else None
     if holder is not None:  # e.g. two processes started with one --out: the other one claimed it first
         raise RunDirBusyError(f"--out {path}: already holds a run, in use by process {holder}, which holds its lock "
                               f"({path / LOCK_NAME}); a run directory is never reused: choose a new directory")
-    if state == "run":
+    if found in ("resume", "finished"):
         raise UsageError(f"--out {path}: already holds a run (config.yaml); a run directory is never reused: "
                          f"continue it with --resume {path}, or choose a new directory")
-    if state == "foreign":
+    if found == "foreign":
         raise UsageError(f"--out {path}: directory is not empty (a run directory is never reused)")
 
 
@@ -117,14 +146,14 @@ def check_resumable(path: str | Path) -> Path:
     path = Path(path)
     if not path.is_dir():
         raise UsageError(f"--resume {path}: not a directory")
-    state = run_dir_state(path)
-    if state == "reusable":
+    found = state(path)
+    if found == "restart":
         raise UsageError(f"--resume {path}: not a hybrid-cognition run directory yet (no {CONFIG}: empty, or "
                          f"a start killed before its claim): nothing to continue; start a run in it with --out {path}")
-    if state != "run":
+    if found not in ("resume", "finished"):
         raise UsageError(f"--resume {path}: not a hybrid-cognition run directory (missing {CONFIG})")
-    if (path / "checkpoints").exists() and not (path / "checkpoints").is_dir():
-        raise UsageError(f"--resume {path}: {path / 'checkpoints'} is not a directory; move it away")
+    if (path / CHECKPOINTS).exists() and not (path / CHECKPOINTS).is_dir():
+        raise UsageError(f"--resume {path}: {path / CHECKPOINTS} is not a directory; move it away")
     return path
 
 
@@ -133,7 +162,7 @@ def check_release(run_dir: Path) -> None:
     release may change what a run holds (0.5.0 added a row per agent), so a resume could not continue
     it bit for bit. A run without a readable provenance.json (killed before writing it) is not judged."""
     try:
-        started = json.loads((run_dir / "provenance.json").read_text())["package"]["version"]
+        started = json.loads((run_dir / PROVENANCE).read_text())["package"]["version"]
     except (OSError, ValueError, KeyError, TypeError):
         return
     if not isinstance(started, str) or started.split(".")[:2] != __version__.split(".")[:2]:
@@ -146,10 +175,10 @@ def open_for_resume(path: str | Path, check=None, accept_plugin_change: bool = F
 
     ``check(config_yaml_dict)`` may refuse the resume (UsageError) under the lock, e.g. flags that
     contradict the run's own config.yaml. The ``modules.plugins`` files must be those the run last
-    ran with (:func:`cognition.plugin_paths.check_resume`; ``accept_plugin_change`` lets a changed
+    ran with (:func:`cognition.modules.plugin_paths.check_resume`; ``accept_plugin_change`` lets a changed
     file through, with a note). The lock is released again when anything fails.
     """
-    from cognition.config import config_from_resolved, read_yaml
+    from cognition.config.settings import config_from_resolved, read_yaml
 
     run_dir = check_resumable(path)
     lock = RunDirLock(run_dir, "--resume").acquire()

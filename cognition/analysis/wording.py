@@ -15,7 +15,7 @@ The headline's interval and p-value are always printed beside the headline's own
 """
 from __future__ import annotations
 
-from cognition.reporting import fmt
+from cognition.analysis import fmt
 
 
 def headline_pooled(phi: dict) -> bool:

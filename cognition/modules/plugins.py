@@ -15,7 +15,7 @@ A module of one's own is a subclass of :class:`cognition.modules.CognitiveModule
   "my_pkg.osc:Oscillator"``), loaded the first time a name is not found otherwise;
 
 * from the configuration, by path: ``modules.plugins: ["path/to/osc.py:Oscillator"]``
-  (:mod:`cognition.plugin_paths` imports the file and calls :func:`register_by_path`), so
+  (:mod:`cognition.modules.plugin_paths` imports the file and calls :func:`register_by_path`), so
   the command line, sweeps and experiments use a module that is not packaged.
 
 ``modules.enabled`` then names it like a built-in. A module registered with
@@ -23,7 +23,7 @@ A module of one's own is a subclass of :class:`cognition.modules.CognitiveModule
 ``"classical"`` registers a class for that mode only (a quantum run uses the quantum
 class, ``--disable-quantum`` the classical one), so one name can have both.
 
-Every registered name gets its own random streams (:func:`cognition.streams.stream_key`):
+Every registered name gets its own random streams (:func:`cognition.architecture.streams.stream_key`):
 a stable 56-bit id from the name alone, which cannot meet the built-ins' streams; two
 names whose ids are equal are refused here, at registration.
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 import importlib
 import re
 
-from cognition.errors import ConfigError, UsageError
+from cognition.errors import ConfigError, RegistrationError, UsageError
 
 ENTRY_POINT_GROUP = "cognition.modules"
 VARIANTS = ("quantum", "classical")
@@ -56,10 +56,6 @@ _plugins: dict[str, dict[str, type]] = {}  # name -> variant -> class
 # (modules.plugins) or "entry point"; only a "script" module cannot be found again by a resume from the CLI
 _origins: dict[str, str] = {}
 _entry_points: dict = {"loaded": False}
-
-
-class RegistrationError(ValueError):
-    """A module cannot be registered under that name; the message says why, in one line."""
 
 
 def _check_name(name) -> None:
@@ -91,7 +87,7 @@ def _check_class(cls, name: str) -> None:
 
 
 def _check_stream_id(name: str) -> None:
-    from cognition.streams import plugin_stream_id
+    from cognition.architecture.streams import plugin_stream_id
 
     mine = plugin_stream_id(name)
     for other in _plugins:
@@ -242,7 +238,7 @@ def settings_of(cfg, name: str):
         if raw:
             raise ConfigError(f"modules.settings.{name}", raw, f"nothing: module '{name}' declares no settings_class")
         return None
-    from cognition.config_schema import from_dict
+    from cognition.config.schema import from_dict
 
     return from_dict(schema, raw or {}, f"modules.settings.{name}.")
 

@@ -15,7 +15,7 @@ workspace for ``length`` consecutive cycles and lost it now). Over the run
 * ``dwell``: per module the histogram of completed episodes, their count and mean
   length (episodes still running at the last cycle are censored, not counted);
 * ``ignition_curve``: the fast access dynamics' response to a bid swept up and down,
-  fatigue held at 0 (:func:`cognition.workspace.ignition_curve`), and the hysteresis width.
+  fatigue held at 0 (:func:`cognition.architecture.workspace.ignition_curve`), and the hysteresis width.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from cognition.workspace import NO_ACCESS, ignition_curve
+from cognition.architecture.workspace import NO_ACCESS, ignition_curve
 
 IGNITION_STRENGTHS = np.round(np.linspace(-2.0, 4.0, 61), 10)  # bids swept, in SDs of surprise
 

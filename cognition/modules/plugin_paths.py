@@ -32,7 +32,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognition import plugins
+from cognition.modules import plugins
 from cognition.errors import ConfigError, PluginFileChanged, describe_error
 
 FIELD = "modules.plugins"
