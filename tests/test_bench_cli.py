@@ -7,7 +7,8 @@ from cognition.reporting.sections import criterion_value
 # one flag each suite's own parser defines (cognition/benchmarks/<suite>.py)
 SUITE_FLAG = {"phi": "--repeats", "quantum": "--sets", "iit3": "--nodes", "agents": "--agents",
               "runtime": "--planned", "calibration": "--systems", "workspace": "--seeds",
-              "compare": "--group-size", "meanci": "--truth-windows", "directions": "--draws"}
+              "compare": "--group-size", "meanci": "--truth-windows", "directions": "--draws",
+              "iit4": "--pyphi-structure-max-nodes"}
 
 
 @pytest.mark.parametrize("suite", sorted(SUITES))
