@@ -57,7 +57,7 @@ SAMPLES_PER_UNIT = 4  # pooled samples per unit a per-cycle Phi estimate asks fo
 # cycle in launches of 1024 / 2048 / 4096 / 6144 / 12 288 rows, quantum-lite 267 / 236 / 222 / 228 / 216 ms; 8192
 # agents classical 238 / 212 / 279 ms in launches of 8192 / 12 288 / 24 576. (With 0.2.0's kernels, which made more
 # passes over memory, 2048 was best.) Rows are independent and every row's arithmetic is the same whatever the
-# launch (tests/test_batch_invariance.py), so no number changes.
+# launch (tests/architecture/test_batch_invariance.py), so no number changes.
 CPU_ROWS_PER_LAUNCH = 12288
 
 

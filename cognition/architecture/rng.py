@@ -10,7 +10,7 @@ values, so a whole batch of counters runs through the rounds in a few tensor ope
 the tensors' device. The 32 x 32 -> 64-bit products wrap modulo 2^64 in int64 with the same
 bits an unsigned product has, so the high word is ``(p >> 32) & 0xffffffff`` and the low word
 ``p & 0xffffffff``. The known-answer vectors of the Random123 distribution (kat_vectors) are
-checked in tests/test_rng.py.
+checked in tests/architecture/test_rng.py.
 
 Conversions: a double in [0, 1) from two 32-bit words with 53 random bits (a >> 5, b >> 6:
 the same construction as numpy's ``random_standard_uniform`` from 32-bit words); standard

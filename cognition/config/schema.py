@@ -107,7 +107,7 @@ def load_yaml(text: str):
 #   numerics   the same model computed differently: dtype, precision, backend, device, autocast, compilation
 #              (the numbers differ in their rounding, or more)
 #   execution  how the run is carried out (threads, launch sizes, retries, checkpoints, memory caps): not meant
-#              to change a number (launch sizes: bit for bit, tests/test_batch_invariance.py; thread counts are
+#              to change a number (launch sizes: bit for bit, tests/architecture/test_batch_invariance.py; thread counts are
 #              not checked bit for bit, and full mode already sets Aer's threads from the machine's cores)
 #   verdict    only how the finished numbers are judged (pass or fail), applied when the report is written
 CHANGES = ("science", "numerics", "execution", "verdict")

@@ -4,7 +4,7 @@ Pothos, E. M. & Busemeyer, J. R. (2009). A quantum probability explanation for
 violations of 'rational' decision theory. Proc. R. Soc. B 276, 2171-2178.
 The quantum matrices are theirs (also Busemeyer & Bruza 2012, *Quantum Models of
 Cognition and Decision*, ch. 9); their parameters reproduce their published predictions
-(tests/test_decision_disjunction.py). The Markov twin is this package's classical
+(tests/decision/test_decision_disjunction.py). The Markov twin is this package's classical
 counterpart on the same structure, in the manner of the Markov models of Busemeyer,
 Wang & Townsend (2006, J. Math. Psych. 50:220).
 

@@ -5,7 +5,7 @@ H_A is [[m, 1], [1, -m]] / sqrt(1 + m^2) and H_B is a fixed symmetric orthogonal
 H_A^2 = H_B^2 = I, each with a two-dimensional +1 eigenspace. By Jordan's lemma on two subspaces
 (Halmos 1969, "Two subspaces"), R^4 splits into invariant planes on which the reflections meet at an
 angle theta_j and H^2 = (1 + gamma^2 - 2 gamma cos 2 theta_j) I. So Z = H^2 has at most two
-eigenvalues z_1 >= z_2 >= 0 and (Z - z_1)(Z - z_2) = 0 (tested to rounding in tests/test_decision_reflections.py).
+eigenvalues z_1 >= z_2 >= 0 and (Z - z_1)(Z - z_2) = 0 (tested to rounding in tests/decision/test_decision_reflections.py).
 
 The exponential's power series splits into even and odd powers of H,
 

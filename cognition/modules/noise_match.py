@@ -27,7 +27,7 @@ from cognition.modules.base import batch_stable
 
 # probabilists' Gauss-Hermite nodes, by each row's noise scale: against scipy.integrate.quad, 20 nodes are within
 # 2e-14 at scales <= 0.3 and 1e-9 at 0.5 (the matched scales are 0.1-0.5); 64 nodes within 1e-9 at 1 and 2.4e-4 at 3
-# (tanh nearly a step between nodes; tests/test_noise_match.py)
+# (tanh nearly a step between nodes; tests/modules/test_noise_match.py)
 FEW_NODES, MANY_NODES, FEW_NODES_UP_TO = 20, 64, 0.5
 # rows per block of the quadrature: 1024 x 16 units x 10 node pairs = 1.25 MiB per temporary (a core's L2); each
 # row's moments are its own sums, so the blocking changes no number

@@ -74,7 +74,7 @@ class TorchStatevectorBackend(QuantumBackend):
         """Parameter sets simulated together (>= 1): what fits the usable budget and, on the CPU, what
         keeps a chunk's states in a core's L2 cache (CPU_CHUNK_BYTES); a multiple of ALIGN, or 1 where
         fewer than ALIGN fit. Each row is simulated on its own arithmetic, so the chunking changes no
-        number (tests/test_quantum_conformance.py)."""
+        number (tests/quantum/test_quantum_conformance.py)."""
         per_row = statevector_bytes(n_qubits, self.precision)
         rows = max(1, self.memory_plan.usable_bytes // (per_row * self.working_copies))
         if self.device == "cpu":

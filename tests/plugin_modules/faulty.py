@@ -1,4 +1,4 @@
-"""A module of one's own whose faults are switched from outside, for tests/test_module_faults.py.
+"""A module of one's own whose faults are switched from outside, for tests/modules/test_module_faults.py.
 
 A leaky integrator of the broadcast, per agent a with its own fixed gain g_a:
 

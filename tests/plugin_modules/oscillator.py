@@ -1,6 +1,6 @@
 """A cognitive module of one's own, outside the package: a noisy phase oscillator driven by the broadcast.
 
-Used by tests/test_plugins.py (run in fresh interpreters, and installed as an entry point) and
+Used by tests/modules/test_plugins.py (run in fresh interpreters, and installed as an entry point) and
 mirrored by experiments/05_own_module.ipynb. Per agent a, with its own fixed unit direction u_a:
 
     drive_t   = <b_{t-1}, u_a>

@@ -25,7 +25,7 @@ from runtools import fast_args, run, science
 from cognition.simulator.progress import is_progress_line
 from cognition.simulator.rundir import state as run_dir_state
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MEMORY_LIMIT = 6 << 30  # address space of each run started here (torch maps far more than it touches)
 TIMEOUT_S = 120  # each run started here, after its signal
 INTERPRETER_START_S = 0.1  # an upper bound of the interpreter's start before the package's first line (~35 ms)

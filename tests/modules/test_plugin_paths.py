@@ -28,7 +28,7 @@ from cognition.config.settings import load_config
 from cognition.errors import ConfigError, PluginFileChanged
 from cognition.runtime.stop import resume_command
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "modules.md"
 
 MODULE = textwrap.dedent('''

@@ -26,7 +26,7 @@ import pytest
 from cognition.benchmarks.iit3_networks import sparse_logistic_suite
 from cognition.phi.iit3 import SystemCut, iit3
 
-REFERENCES = {kind: json.loads((Path(__file__).parent / "reference" / f"iit3_{kind}.json").read_text())
+REFERENCES = {kind: json.loads((Path(__file__).parents[1] / "reference" / f"iit3_{kind}.json").read_text())
               for kind in ("sparse", "dense")}
 NETWORKS = {f"{kind}/{net['name']}": net for kind, ref in REFERENCES.items() for net in ref["networks"]}
 TOLERANCE = 2e-6

@@ -17,7 +17,7 @@ import pytest
 from cognition.reporting.explain import explain, min_cycles
 from cognition.phi.agents import MIN_AGENTS, PAIRS_PER_VARIABLE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 UNITS = [f"m{i}.u" for i in range(6)] + ["workspace.broadcast_mean"]
 CRITERIA = ("run completed", "unrecovered errors", "Phi estimated and finite (the headline, per-agent mean)",
             "integrated: every bipartition crossed by coupling within agents, and the headline above 0",

@@ -13,7 +13,7 @@ import quantum.select as select
 from quantum import (BackendUnavailableError, CircuitTemplate, Gate, aer_info, angle_encoded_reservoir,
                      make_backend)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NO_AER_GPU = not aer_info()["gpu"]
 
 

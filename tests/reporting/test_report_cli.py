@@ -15,7 +15,7 @@ from test_report import PNG_MAGIC, shared_run
 
 from cognition import report
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 CYCLES = 44  # a per-agent headline of the 7 units needs at least 6 n + 1 = 43 cycles (docs/architecture.md)

@@ -30,8 +30,8 @@ from cognition.modules import CognitiveModule, Proposal, RegistrationError, regi
 from cognition.architecture.rng import blocks_to_uniforms, box_muller, philox4x32
 from cognition.architecture.streams import AgentStreams, master_key
 
-ROOT = Path(__file__).resolve().parent.parent
-OSCILLATOR = Path(__file__).resolve().parent / "plugin_modules" / "oscillator.py"
+ROOT = Path(__file__).resolve().parents[2]
+OSCILLATOR = Path(__file__).resolve().parents[1] / "plugin_modules" / "oscillator.py"
 ENABLED = ["expectation", "unconscious", "hybrid", "oscillator"]
 
 

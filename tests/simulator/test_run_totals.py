@@ -14,7 +14,7 @@ from pathlib import Path
 
 from runtools import FAST_PHI
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_peak_rss_and_run_time_agree_with_the_os_and_the_cli(tmp_path):

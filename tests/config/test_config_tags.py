@@ -9,7 +9,7 @@ import pytest
 from cognition.config.settings import CHANGES_OF, Config
 from cognition.config.schema import CHANGES, field_tags, leaves, section, setting
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
 def test_every_field_has_a_tag():

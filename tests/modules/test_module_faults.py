@@ -28,8 +28,8 @@ from cognition.modules import unregister
 from cognition.modules.guard import ProtocolGuard
 from cognition.simulator.progress import is_progress_line
 
-ROOT = Path(__file__).resolve().parent.parent
-FAULTY = Path(__file__).resolve().parent / "plugin_modules" / "faulty.py"
+ROOT = Path(__file__).resolve().parents[2]
+FAULTY = Path(__file__).resolve().parents[1] / "plugin_modules" / "faulty.py"
 ENABLED = ["expectation", "unconscious", "hybrid", "faulty"]
 MODULES = f"modules: {{enabled: [{', '.join(ENABLED)}]}}\n"
 

@@ -2,7 +2,7 @@
 
 References: Qiskit's gate matrices (qiskit.circuit.library, Gate.to_matrix) for the fused runs; the
 gate lists of quantum.circuits for the schedule. End-to-end probabilities are checked against
-qiskit.quantum_info.Statevector in tests/test_quantum_conformance.py.
+qiskit.quantum_info.Statevector in tests/quantum/test_quantum_conformance.py.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """python -m cognition.experiment ablations: the factorial's conditions, its resumable runner, its errors.
 
 Independent checks: the noise-matched condition's recorded noise variance equals the all-quantum run's
-measured one (the matching's definition, tests/test_noise_match.py checks the variance itself against
+measured one (the matching's definition, tests/modules/test_noise_match.py checks the variance itself against
 scipy); a resumed experiment gives the same summaries as an uninterrupted one (bit-identical resume of
-each run, tests/test_resume.py).
+each run, tests/simulator/test_resume.py).
 """
 import json
 import shutil

@@ -21,7 +21,7 @@ from cognition.sweeps.ray_executor import _failed
 from cognition.sweeps.spec import load_sweep
 from cognition.errors import SweepError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 GRID_2X2X2 = """
 name: g

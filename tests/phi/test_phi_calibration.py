@@ -14,7 +14,7 @@ import pytest
 from cognition import phi
 
 # These tests pin the pooled-centring estimator (single series and few agents, docs/phi.md);
-# the per-agent ensemble path is tested in tests/test_phi_ensemble.py.
+# the per-agent ensemble path is tested in tests/phi/test_phi_ensemble.py.
 estimate_pooled = functools.partial(phi.estimate, centre="pooled")
 
 A3 = np.array([[0.4, 0.3, 0.0], [0.0, 0.3, 0.4], [0.3, 0.0, 0.2]])

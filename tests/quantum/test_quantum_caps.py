@@ -74,7 +74,7 @@ def test_the_cli_refuses_a_module_wider_than_the_cap_in_one_line_before_the_clai
     # the widths the modules' classes declare are capped when the run is built: still before its directory
     config, out = tmp_path / "wide.yaml", tmp_path / "r"
     config.write_text("quantum: {mode: lite, lite_max_qubits: 4}\nmodules: {expectation: {qubits: 6}}\n")
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     res = subprocess.run([sys.executable, "-m", "cognition.validate", "--config", str(config), "--cycles", "2",
                           "--agents", "2", "--out", str(out)], capture_output=True, text=True, timeout=240,
                          env=dict(os.environ, PYTHONPATH=str(root)))

@@ -15,7 +15,7 @@ import scipy.stats
 from cognition import phi
 
 # These tests pin the pooled-centring estimator (single series and few agents, docs/phi.md);
-# the per-agent ensemble path is tested in tests/test_phi_ensemble.py.
+# the per-agent ensemble path is tested in tests/phi/test_phi_ensemble.py.
 estimate_pooled = functools.partial(phi.estimate, centre="pooled")
 
 # three independent AR(1) nodes with strong, different autocorrelations: the null must
