@@ -22,6 +22,7 @@ SUITES = {
     "phi": "Gaussian Phi: exhaustive MIB (n=4..16) and Queyranne (n=32..128)",
     "quantum": "random parameter sets: per-set Aer loop vs one batched Aer call vs torch statevector",
     "iit3": "exact IIT 3.0 Phi by node count",
+    "iit4": "exact IIT 4.0 phi_s and the Phi-structure by node count, batched states, PyPhi 2.0 side by side",
     "agents": "cycles/s and agent-cycles/s per mode and agent count, batch vs per-agent loop",
     "runtime": "per-cycle time by planned run length, RSS growth and checkpoint size over a long run",
     "calibration": "false-positive rates and power of the integration test, bias, CI coverage on an exact VAR(1)",
