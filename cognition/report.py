@@ -24,21 +24,15 @@ group, an unwritable ``--out``): one line on stderr, no traceback.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser
 from cognition.errors import UsageError
 
-EXIT_OK, EXIT_USAGE = 0, 2
 
-
-def _parser() -> argparse.ArgumentParser:
-    class OneLine(argparse.ArgumentParser):
-        def error(self, message):
-            raise UsageError(f"{self.prog}: {message} (see --help)")
-
-    p = OneLine(prog="python -m cognition.report", description=(
+def _parser() -> OneLineParser:
+    p = OneLineParser(prog="python -m cognition.report", description=(
         "Rebuild a run's report (one RUN_DIR), or compare runs side by side: several RUN_DIRs (one run per "
         "condition; the test resamples agents within each run's seed and speaks for those architectures), or "
         "--group twice or more (several runs, i.e. seeds, per condition; Welch's t test across runs). A table on "

@@ -7,11 +7,10 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from cognition.cli import OneLineParser, int_between
+from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_between
 from cognition.config.settings import MAX_CYCLES
 from cognition.errors import ConfigError, RunFailed, UsageError, abbreviate
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MAX_SEEDS = 10_000  # seeds per condition (runs: conditions x seeds)
 
 
