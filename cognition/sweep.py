@@ -153,9 +153,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(spec, found, executor, faults) -> int:
     from cognition.sweeps.drive import SweepOutcome, execute, write_aggregate
-    from cognition.sweeps.progress import SweepProgress
+    from cognition.simulator.progress import RunsProgress
 
-    progress = SweepProgress(spec.name, len(spec.points), len(found.finished))
+    progress = RunsProgress(f"sweep {spec.name}", len(spec.points), len(found.finished), unit="points")
     outcome = SweepOutcome()
     if found.to_run:
         progress.note(f"sweep {spec.name}: {len(found.to_run)} of {len(spec.points)} points to run in "

@@ -19,7 +19,7 @@ import io
 import itertools
 import json
 import signal
-import time
+import sys
 from concurrent.futures import FIRST_COMPLETED, wait
 from multiprocessing import get_context
 from pathlib import Path
@@ -30,6 +30,7 @@ from cognition.errors import RunFailed, UsageError
 from cognition.experiment.conditions import REFERENCE, Condition, overrides
 from cognition.runtime.lifeline import bound_pool
 from cognition.simulator import rundir
+from cognition.simulator.progress import RunEnd, RunsProgress
 from cognition.simulator.rundir import write_json
 
 SETTINGS_FILE = "experiment.json"
@@ -137,19 +138,6 @@ def check_settings(out: Path, settings: dict) -> None:
     write_json(f, settings)
 
 
-class Progress:
-    def __init__(self, total: int, done: int):
-        self.total, self.done, self.t0 = total, done, time.perf_counter()
-        self.made = 0
-
-    def tick(self, summary: dict) -> None:
-        self.done, self.made = self.done + 1, self.made + 1
-        elapsed = time.perf_counter() - self.t0
-        left = (self.total - self.done) * elapsed / self.made
-        print(f"ablations: {self.done}/{self.total} runs ({summary['condition']} seed {summary['seed']}: "
-              f"{summary['seconds']:.1f} s), {elapsed:.0f} s elapsed, about {left:.0f} s left", flush=True)
-
-
 def _jobs(conditions, seeds, found, noise: dict | None) -> list[tuple[str, dict, int]]:
     """The unsummarised runs that can start now: the measured conditions only once ``noise`` is known."""
     jobs = []
@@ -166,7 +154,7 @@ def run_all(out: Path, settings: dict, conditions: list[Condition], workers: int
     seeds, unfinished = settings["seeds"], []
     found = read_summaries(out, conditions, seeds, unfinished)
     total = len(conditions) * len(seeds)
-    progress = Progress(total, sum(len(v) for v in found.values()))
+    progress = RunsProgress("ablations", total, sum(len(v) for v in found.values()), unit="runs", stream=sys.stdout)
     print(f"ablations: {len(conditions)} conditions x {len(seeds)} seeds, {progress.done} of {total} runs "
           f"reused from {out}; {workers} worker{'s' if workers > 1 else ''}", flush=True)
     if unfinished:
@@ -189,6 +177,7 @@ def run_all(out: Path, settings: dict, conditions: list[Condition], workers: int
                         f = pool.submit(make_run, str(out), settings, *job)
                         futures[f] = job
                         pending.add(f)
+                    progress.set_running(len(pending))
                     if not pending:
                         break
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -197,10 +186,12 @@ def run_all(out: Path, settings: dict, conditions: list[Condition], workers: int
                         if f.exception() is not None:
                             raise RunFailed(name, seed, f.exception())
                         found[name][seed] = f.result()
-                        progress.tick(found[name][seed])
+                        progress.finished(RunEnd(f"{name} seed {seed}"))
         except KeyboardInterrupt:
             pool.shutdown(wait=True, cancel_futures=True)
+            progress.close("stopped: run the same command again to continue")
             raise
+    progress.close()
     return found
 
 

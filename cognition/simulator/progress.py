@@ -1,4 +1,8 @@
-"""Progress of a run's phases on stderr: a bar on a terminal, plain lines in a log.
+"""Progress on stderr, one family: a bar on a terminal, plain lines in a log, or nothing.
+
+One run's phases: :class:`Progress`. Many runs (a sweep's points, the ablation experiment's runs):
+:class:`RunsProgress`. The checkpointed record of a run's recoveries is not progress
+(:class:`cognition.simulator.runner.RecoveryLog`).
 
 A phase with a known length (the cycles, a sweep's runs) is a :meth:`Progress.bar`; one
 without (the end-of-run analysis, drawing the report) is a :meth:`Progress.phase`. On a
@@ -14,6 +18,7 @@ import re
 import sys
 import threading
 import time
+from dataclasses import dataclass
 
 
 PLAIN_LINE = re.compile(r"[\w-]+: (\d+/\d+ \(\d+ %\) [\d.]+ s(, done|, stopped)?|started|done in [\d.]+ s)\Z")
@@ -120,3 +125,105 @@ class Progress:
             ticker.join()
             bar.set_description_str(f"{desc} done")
             bar.close()
+
+
+def format_duration(seconds: float) -> str:
+    """``42 s``, ``3 min 05 s``, ``2 h 07 min``."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, sec = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes} min {sec:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How one of many runs ended, for :class:`RunsProgress` (a sweep's PointResult has the same fields)."""
+
+    name: str
+    status: str = "completed"  # or what stopped it
+    message: str = ""
+    resumed: bool = False
+
+
+class RunsProgress:
+    """Progress over many runs (a sweep's points, the ablation experiment's runs): done, running, failed and
+    the time left. On a terminal one status line is redrawn in place; elsewhere (a log file, CI, a batch
+    job) a plain status line is written each time a run ends, and :meth:`close` writes one summary line.
+    The ETA assumes the runs still to do take as long, on average, as those finished in this session (with
+    the same parallelism): ``eta = elapsed / finished_now * remaining``. ``what`` names it in every line
+    ("sweep NAME", "ablations"); ``unit`` is what the summary counts ("points", "runs")."""
+
+    def __init__(self, what: str, total: int, already_finished: int = 0, *, unit: str = "runs", stream=None,
+                 tty: bool | None = None, clock=time.monotonic):
+        self.what, self.unit, self.total, self.already = what, unit, total, already_finished
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.clock = clock
+        self.t0 = clock()
+        self.running = 0
+        self.completed: list = []  # RunEnd-like: name, status, message, resumed
+        self.failed: list = []
+
+    @property
+    def done(self) -> int:
+        return self.already + len(self.completed)
+
+    def eta_seconds(self) -> float | None:
+        """Seconds left, or None before the first run of this session has finished."""
+        finished_now = len(self.completed) + len(self.failed)
+        remaining = self.total - self.done - len(self.failed)
+        if finished_now == 0:
+            return None
+        return (self.clock() - self.t0) / finished_now * remaining
+
+    def line(self) -> str:
+        eta = self.eta_seconds()
+        return (f"{self.what}: {self.done}/{self.total} done, {self.running} running, "
+                f"{len(self.failed)} failed, ETA {'?' if eta is None else format_duration(eta)}")
+
+    def set_running(self, n: int) -> None:
+        """Runs going now; redraws the status line (the caller's loop calls this every tick)."""
+        self.running = n
+        self.draw()
+
+    def finished(self, result) -> None:
+        """A run ended (a :class:`RunEnd`, or a sweep's PointResult)."""
+        (self.completed if result.status == "completed" else self.failed).append(result)
+        if not self.tty:
+            self.stream.write(self.line() + "\n")
+            self.stream.flush()
+
+    def note(self, text: str) -> None:
+        """A line of context (where the runs go) on a terminal; nothing elsewhere."""
+        if self.tty:
+            self.stream.write("\r\x1b[K" + text + "\n")
+            self.stream.flush()
+
+    def draw(self) -> None:
+        if self.tty:
+            self.stream.write("\r\x1b[K" + self.line())
+            self.stream.flush()
+
+    def summary(self) -> str:
+        elapsed = format_duration(self.clock() - self.t0)
+        if not self.completed and not self.failed and self.done == self.total:
+            return f"{self.what}: all {self.total} {self.unit} already finished; nothing to run"
+        resumed = sum(r.resumed for r in self.completed)
+        text = (f"{self.what}: {self.done}/{self.total} {self.unit} done ({len(self.completed)} run now, "
+                f"{resumed} of them resumed; {self.already} already finished), {len(self.failed)} failed, "
+                f"in {elapsed}")
+        if self.failed:
+            text += "; failed: " + ", ".join(f"{r.name} ({r.status}: {r.message})" for r in self.failed[:3])
+            text += " ..." if len(self.failed) > 3 else ""
+        return text
+
+    def close(self, note: str = "") -> str:
+        """Write the summary line (replacing the status line on a terminal) and return it."""
+        text = self.summary() + (f"; {note}" if note else "")
+        self.stream.write(("\r\x1b[K" if self.tty else "") + text + "\n")
+        self.stream.flush()
+        return text

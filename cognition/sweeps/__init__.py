@@ -6,7 +6,7 @@
 * :mod:`~cognition.sweeps.root`: the sweep directory; :func:`cognition.simulator.rundir.state`: what a
   run directory says about its point; :mod:`~cognition.sweeps.point`: run one point.
 * executors: :mod:`~cognition.sweeps.local` (default) and :mod:`~cognition.sweeps.ray_executor`.
-* :mod:`~cognition.sweeps.drive` runs them with :mod:`~cognition.sweeps.progress`, then writes
+* :mod:`~cognition.sweeps.drive` runs them with :class:`cognition.simulator.progress.RunsProgress`, then writes
   :mod:`~cognition.sweeps.aggregate` and :mod:`~cognition.sweeps.plots`.
 
 Nothing here is imported by ``import cognition``; Ray is imported only by the Ray executor.

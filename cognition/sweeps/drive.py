@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cognition.sweeps.aggregate import aggregate_rows, columns, write_tables
 from cognition.sweeps.point import PointResult
-from cognition.sweeps.progress import SweepProgress
+from cognition.simulator.progress import RunsProgress
 from cognition.sweeps.root import point_tasks, running_count, write_inputs
 
 TICK_S = 1.0  # how often progress is refreshed while points run
@@ -32,7 +32,7 @@ class SweepOutcome:
         return [r for r in self.results if r.status != "completed"]
 
 
-def execute(spec, survey, executor, progress: SweepProgress, *, faults=None) -> SweepOutcome:
+def execute(spec, survey, executor, progress: RunsProgress, *, faults=None) -> SweepOutcome:
     """Run every point that is not finished; returns their results (in completion order)."""
     root = survey.root
     names = survey.to_run

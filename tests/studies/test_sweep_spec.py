@@ -16,7 +16,7 @@ from cognition.sweeps.keys import check_sweep_key, sweepable_keys
 from cognition.sweeps.naming import point_name
 from cognition.analysis.statistics import t_interval
 from cognition.sweeps.point import PointResult, PointTask
-from cognition.sweeps.progress import SweepProgress, format_duration
+from cognition.simulator.progress import RunsProgress, format_duration
 from cognition.sweeps.ray_executor import _failed
 from cognition.sweeps.spec import load_sweep
 from cognition.errors import SweepError
@@ -178,7 +178,7 @@ def test_dry_run_lists_the_example_sweep(capsys, tmp_path):
 def test_progress_counts_eta_and_writes_plain_lines_off_a_terminal():
     now = [0.0]
     stream = io.StringIO()
-    prog = SweepProgress("s", total=8, already_finished=2, stream=stream, tty=False, clock=lambda: now[0])
+    prog = RunsProgress("sweep s", total=8, unit="points", already_finished=2, stream=stream, tty=False, clock=lambda: now[0])
     assert prog.eta_seconds() is None
     now[0] = 10.0
     prog.set_running(2)
@@ -196,13 +196,13 @@ def test_progress_counts_eta_and_writes_plain_lines_off_a_terminal():
 
 def test_progress_redraws_one_line_on_a_terminal():
     stream = io.StringIO()
-    prog = SweepProgress("s", total=2, stream=stream, tty=True, clock=lambda: 0.0)
+    prog = RunsProgress("sweep s", total=2, unit="points", stream=stream, tty=True, clock=lambda: 0.0)
     prog.set_running(1)
     assert stream.getvalue() == "\r\x1b[K" + "sweep s: 0/2 done, 1 running, 0 failed, ETA ?"
 
 
 def test_nothing_to_run_summary_says_so():
-    prog = SweepProgress("s", total=3, already_finished=3, stream=io.StringIO(), tty=False)
+    prog = RunsProgress("sweep s", total=3, unit="points", already_finished=3, stream=io.StringIO(), tty=False)
     assert prog.summary() == "sweep s: all 3 points already finished; nothing to run"
 
 
