@@ -137,29 +137,25 @@ def build_modules(cfg, *, dtype, device, backend=None, widths: dict | None = Non
     widths:  circuit module -> qubit width after the cap (:func:`resolve_widths`); every module that
              declares a circuit width is built with ``backend=`` and ``width=``.
     """
+    from cognition.modules.base import BuildContext  # torch: not when the registry is read
+
     seed, D = cfg.run.seed, cfg.run.content_dim
     widths = widths or {}
     modules = []
     for name in cfg.modules.enabled:
-        mcfg = settings_of(cfg, name)
-        quantum = variant_of(cfg, name) == "quantum"
-        cls = lookup(name, variant_of(cfg, name))
+        mcfg, variant = settings_of(cfg, name), variant_of(cfg, name)
+        cls = lookup(name, variant)
         if name not in widths and cls.circuit_width(mcfg, D) is not None:
             raise ConfigError("modules.enabled", name, f"a module without circuits when quantum.mode is "
                               f"{cfg.quantum.mode}: {cls.__qualname__} declares a circuit_width (register a "
                               "classical variant for runs without quantum)")
-        circuit = {"backend": backend, "width": widths[name]} if name in widths else {}
-        if not is_builtin(name):
-            modules.append(cls(mcfg, D, seed, dtype, device, **circuit))
-        elif name == "hybrid":
-            modules.append(cls(mcfg, D, seed, dtype, device, model="quantum" if quantum else "markov"))
-        elif circuit:
-            try:
-                modules.append(cls(mcfg, D, seed, dtype, device, **circuit))
-            except ValueError as exc:  # the circuit builder's size checks, e.g. too few qubits for D inputs
-                raise ConfigError(width_field(name), widths[name], f"a width that fits: {exc}") from None
-        else:
-            modules.append(cls(mcfg, D, seed, dtype, device))
+        ctx = BuildContext(D, seed, dtype, device, variant, backend if name in widths else None, widths.get(name))
+        try:
+            modules.append(cls.build(mcfg, ctx))
+        except ValueError as exc:  # a built-in circuit builder's size checks, e.g. too few qubits for D inputs
+            if name not in widths or not is_builtin(name):
+                raise
+            raise ConfigError(width_field(name), widths[name], f"a width that fits: {exc}") from None
     return modules
 
 

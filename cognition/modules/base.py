@@ -42,6 +42,19 @@ class Proposal:
     extras: dict[str, torch.Tensor] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class BuildContext:
+    """What a run gives each module to build itself with (:meth:`CognitiveModule.build`)."""
+
+    content_dim: int  # D, run.content_dim
+    seed: int  # run.seed
+    dtype: torch.dtype
+    device: str
+    variant: str  # "quantum" or "classical": what this run asks of the module (quantum.mode, its control)
+    backend: object = None  # the run's quantum backend, for a module that declares a circuit width
+    width: int | None = None  # its circuit width after the qubit cap; None for a module without circuits
+
+
 class CognitiveModule(ABC):
     """One node of the architecture (the module protocol; docs/modules.md).
 
@@ -53,8 +66,9 @@ class CognitiveModule(ABC):
     :meth:`propose` (and, as it needs, ``unit_signals``/:meth:`units`,
     :meth:`weight_shapes`/:meth:`init_weights`, :meth:`learn`), and is registered with
     :func:`cognition.modules.register_module`, a ``cognition.modules`` entry point, or by path in
-    ``modules.plugins`` (:mod:`cognition.modules.plugin_paths`). It is built as
-    ``cls(settings, content_dim, seed, dtype, device)`` (the default ``__init__`` below), where
+    ``modules.plugins`` (:mod:`cognition.modules.plugin_paths`). Every module, built-in or plug-in, is built
+    by its class's :meth:`build`: by default ``cls(settings, content_dim, seed, dtype, device)`` (the
+    default ``__init__`` below), where
     ``settings`` is its ``settings_class`` filled from ``modules.settings.<name>``, or None; a module
     whose :meth:`circuit_width` is not None also gets ``backend=`` and ``width=`` (its width after the
     qubit cap). What it declares (:meth:`circuit_width`, :meth:`state_shapes`, :meth:`weight_shapes`)
@@ -86,6 +100,15 @@ class CognitiveModule(ABC):
         self.settings, self.D, self.seed, self.dtype, self.device = settings, content_dim, seed, dtype, device
         self.backend, self.width = backend, width
         self.shapes = self.weight_shapes(settings, content_dim, width)
+
+    @classmethod
+    def build(cls, settings, ctx: BuildContext) -> "CognitiveModule":
+        """The module for one run: ``cls(settings, D, seed, dtype, device)``, with ``backend=`` and ``width=``
+        for a module that declares a circuit width. A class that is built otherwise overrides this (the
+        hybrid module passes its decision model); :func:`cognition.modules.build_modules` calls it for every
+        enabled module, so built-ins and plug-ins go one way."""
+        circuit = {"backend": ctx.backend, "width": ctx.width} if ctx.width is not None else {}
+        return cls(settings, ctx.content_dim, ctx.seed, ctx.dtype, ctx.device, **circuit)
 
     @property
     def backend_name(self) -> str:

@@ -61,6 +61,12 @@ class Hybrid(CognitiveModule):
     # Its decision only: its content (2 p_act - 1) * action is a function of p_act.
     unit_signals = ("p_act",)
 
+    @classmethod
+    def build(cls, settings, ctx):
+        """Its decision model follows the run's variant: quantum (Pothos & Busemeyer) or its Markov twin."""
+        return cls(settings, ctx.content_dim, ctx.seed, ctx.dtype, ctx.device,
+                   model="quantum" if ctx.variant == "quantum" else "markov")
+
     def __init__(self, cfg, content_dim: int, seed: int, dtype, device, model: str):
         self.cfg, self.D, self.seed, self.dtype, self.device, self.model = cfg, content_dim, seed, dtype, device, model
         self.variant = "quantum" if model == "quantum" else "classical"

@@ -176,6 +176,33 @@ def test_a_plugin_builds_and_steps_in_the_loop(registered):
     assert units.shape == (3, 4, 5) and bool(torch.all(b[:, :, 2] >= 0))
 
 
+class _SelfBuilt(_Plain):
+    """A plug-in that builds itself (CognitiveModule.build), as the hybrid module does for its model."""
+
+    built_with = None
+
+    @classmethod
+    def build(cls, settings, ctx):
+        module = super().build(settings, ctx)
+        module.built_with = ctx
+        return module
+
+
+def test_every_module_is_built_by_its_class_build(registered):
+    """issue 32: one build path for built-ins and plug-ins: build_modules calls each class's build(settings,
+    ctx); the hybrid module's override gives it the Markov model when quantum is disabled."""
+    from cognition.simulator.build import assemble
+
+    registered(_SelfBuilt, "selfbuilt")
+    cfg = load_config(overrides={"quantum": {"mode": "disabled"}, "run": {"agents": 2},
+                                 "modules": {"enabled": ["expectation", "unconscious", "hybrid", "selfbuilt"]}})
+    modules = assemble(cfg).loop.modules
+    ctx = modules["selfbuilt"].built_with
+    assert (ctx.content_dim, ctx.seed, ctx.variant, ctx.width) == (cfg.run.content_dim, cfg.run.seed,
+                                                                    "classical", None)
+    assert modules["hybrid"].model == "markov"
+
+
 @dataclass(frozen=True)
 class WideSettings:
     qubits: int = num(6, ge=1)
