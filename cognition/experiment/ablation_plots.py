@@ -12,7 +12,7 @@ import numpy as np
 
 from cognition.experiment.ablation_stats import OUTCOMES
 from cognition.analysis import fmt
-from cognition.reporting.plots import DPI, _save, pyplot
+from cognition.reporting.plots import DPI, save_figure, pyplot
 from cognition.runtime.checkpoint import atomic_write
 
 
@@ -45,7 +45,7 @@ def _save_atomically(fig, path: Path) -> Path:
     """Draw to a hidden temporary file beside ``path``, then write it in place atomically."""
     tmp = path.with_name(f".tmp-{path.name}")
     try:
-        _save(fig, tmp)
+        save_figure(fig, tmp)
         atomic_write(path, tmp.read_bytes())
     finally:
         tmp.unlink(missing_ok=True)

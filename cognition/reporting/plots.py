@@ -45,7 +45,8 @@ def interval(ax, x, y, lo, hi, **style):
     return lines
 
 
-def _save(fig, path: Path) -> Path:
+def save_figure(fig, path: Path) -> Path:
+    """Lay out, write at the reports' DPI and close ``fig``; the path written (every report and ablation plot)."""
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     pyplot().close(fig)
@@ -89,7 +90,7 @@ def phi_over_cycles(records: list[dict], phi_summary: dict, bands: dict | None, 
     else:
         ax.text(0.5, 0.5, f"no cycle reached the Phi window ({phi_summary['window_cycles']} cycles)",
                 ha="center", transform=ax.transAxes)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _clip_wide_band(ax, val: np.ndarray, bands: dict | None) -> None:
@@ -133,7 +134,7 @@ def workspace_over_cycles(records: list[dict], enabled: list[str], path: Path) -
     ax2.set_ylim(0, 1)
     ax2.set_xlabel("cycle")
     ax2.set_xlim(cyc[0], cyc[-1])
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def mib_over_cycles(records: list[dict], phi_summary: dict, path: Path) -> Path | None:
@@ -163,7 +164,7 @@ def mib_over_cycles(records: list[dict], phi_summary: dict, path: Path) -> Path 
     ax.set_title("Minimum-information bipartition per cycle (blue: side of unit 0, orange: other side)", fontsize=9)
     axw.imshow(whole, aspect="auto", cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     axw.set_xticks([0], ["whole\nrun"], fontsize=8)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def hybrid_over_cycles(records: list[dict], path: Path) -> Path | None:
@@ -185,7 +186,7 @@ def hybrid_over_cycles(records: list[dict], path: Path) -> Path | None:
     ax2.set_ylabel("probability")
     ax2.set_xlabel("cycle")
     ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def resources_over_cycles(records: list[dict], path: Path) -> Path | None:
@@ -222,4 +223,4 @@ def resources_over_cycles(records: list[dict], path: Path) -> Path | None:
     ax_b.set_ylabel("agents per launch")
     ax_b.set_ylim(bottom=0)
     ax_b.set_xlabel("cycle")
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -10,7 +10,7 @@ import numpy as np
 from cognition.analysis.summary import DIRECTION_LABELS, DIRECTIONS
 from cognition.analysis import fmt
 from cognition.reporting.document import Table
-from cognition.reporting.plots import DPI, _save, module_order, pyplot
+from cognition.reporting.plots import DPI, save_figure, module_order, pyplot
 
 CONTROL_NOTE = ("Each agent runs beside two twins with its weights and noise streams, each with one direction of the "
                 "loop through its own workspace cut and driven instead by an independent agent (its donor): the "
@@ -119,7 +119,7 @@ def ignition_plot(report: dict, path: Path) -> Path | None:
     ax2.set_ylabel("completed episodes")
     ax2.set_title("Dwell times")
     ax2.legend(fontsize=8, frameon=False)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def control_plot(report: dict, path: Path) -> Path | None:
@@ -154,4 +154,4 @@ def control_plot(report: dict, path: Path) -> Path | None:
     ax2.set_xlabel(f"cycle (windows of {controls['windows']['cycles_per_window']})")
     ax2.set_title("Each direction per window of cycles")
     ax2.legend(fontsize=8, frameon=False)
-    return _save(fig, path)
+    return save_figure(fig, path)
