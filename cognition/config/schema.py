@@ -107,8 +107,9 @@ def load_yaml(text: str):
 #   numerics   the same model computed differently: dtype, precision, backend, device, autocast, compilation
 #              (the numbers differ in their rounding, or more)
 #   execution  how the run is carried out (threads, launch sizes, retries, checkpoints, memory caps): not meant
-#              to change a number (launch sizes: bit for bit, tests/architecture/test_batch_invariance.py; thread counts are
-#              not checked bit for bit, and full mode already sets Aer's threads from the machine's cores)
+#              to change a number (launch sizes: bit for bit, tests/architecture/test_batch_invariance.py;
+#              thread counts are not checked bit for bit, and full mode already sets Aer's threads from the
+#              machine's cores)
 #   verdict    only how the finished numbers are judged (pass or fail), applied when the report is written
 CHANGES = ("science", "numerics", "execution", "verdict")
 HASHED = ("science", "numerics")  # what a checkpoint's settings guard on --resume (cognition.simulator.runner)
@@ -217,27 +218,25 @@ def _coerce(value, tp, name: str):
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             raise ConfigError(name, value, "a list of names")
         return tuple(value)
-    if tp is dict:  # a free mapping, checked later by whoever reads it (e.g. a plug-in's settings)
-        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-            return dict(value)
-        raise ConfigError(name, value, "a mapping of names to values")
-    if tp is bool:
-        if isinstance(value, bool):
-            return value
-        raise ConfigError(name, value, "true or false")
-    if tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise ConfigError(name, value, "an integer")
-    if tp is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value):
-            return float(value)
-        raise ConfigError(name, value, "a finite number")
-    if tp is str:
-        if isinstance(value, str):
-            return value
-        raise ConfigError(name, value, "a string")
+    if tp in _PLAIN:
+        accepts, convert, allowed = _PLAIN[tp]
+        if accepts(value):
+            return convert(value)
+        raise ConfigError(name, value, allowed)
     raise TypeError(f"unsupported config type {tp!r} for {name}")
+
+
+#: a plain field type -> (accepts(value), the value kept, what is allowed); a bool is not a number here
+_PLAIN = {
+    # a free mapping, checked later by whoever reads it (e.g. a plug-in's settings)
+    dict: (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), dict,
+           "a mapping of names to values"),
+    bool: (lambda v: isinstance(v, bool), lambda v: v, "true or false"),
+    int: (lambda v: isinstance(v, int) and not isinstance(v, bool), lambda v: v, "an integer"),
+    float: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v), float,
+            "a finite number"),
+    str: (lambda v: isinstance(v, str), lambda v: v, "a string"),
+}
 
 
 def _finite(value) -> bool:
