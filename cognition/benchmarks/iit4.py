@@ -97,16 +97,18 @@ def _peak_mib(fn) -> float:
         tracemalloc.stop()
 
 
-def pyphi_times(venv: str, named: dict[str, dict], formalism: str, timeout: float,
+def pyphi_times(venv: str | None, named: dict[str, dict], formalism: str, timeout: float,
                 what: str = "sia") -> tuple[dict, str | None]:
     """PyPhi 2.0's CPU seconds per case via pyphi2_worker.py (one process per case, the
     PyPhi calls alone timed, PyPhi's parallelism off), or ({}, reason skipped). `what`: "sia"
     (phi_s) or "ces" (the Phi-structure: SIA, congruent distinctions, analytical relations)."""
+    if venv is None:
+        return {}, f"no --pyphi-venv given and {DEFAULT_VENV} does not exist"
     python = Path(venv) / "bin" / "python"
     if not python.exists():
         return {}, f"no PyPhi 2.0 virtualenv at {venv}"
     if not WORKER.exists():
-        return {}, f"{WORKER} not found (written by the reference helper)"
+        return {}, f"{WORKER} not found (benchmarks/pyphi_compare/ is not in this checkout)"
     out = {}
     for name, case in named.items():
         request = [{"name": name, "what": what, "formalism": formalism, "tpm": case["tpm"].tolist(),
@@ -214,12 +216,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"peak traced memory of the {largest['n']}-node case (cold caches): {peak:.1f} MiB; "
           f"process max RSS so far: {rss:.0f} MiB")
     venv = args.pyphi_venv or (DEFAULT_VENV if Path(DEFAULT_VENV).exists() else None)
-    pyphi, skipped = {}, None
-    if venv is None:
-        skipped = f"no --pyphi-venv given and {DEFAULT_VENV} does not exist"
-    else:
-        timed = {k: v for k, v in named.items() if v["n"] <= args.pyphi_max_nodes}
-        pyphi, skipped = pyphi_times(venv, timed, args.formalism, args.pyphi_timeout)
+    timed = {k: v for k, v in named.items() if v["n"] <= args.pyphi_max_nodes}
+    pyphi, skipped = pyphi_times(venv, timed, args.formalism, args.pyphi_timeout)
     if skipped:
         print(f"PyPhi 2.0 not timed: {skipped}")
     for row in rows:
@@ -247,12 +245,8 @@ def structure_section(args, venv: str | None) -> dict:
     """Time the Phi-structure here and (with the venv) PyPhi's on the same networks; the JSON "structure"."""
     named = cases(sorted(set(args.structure_nodes)))
     rows = structure_rows(named, args.formalism, args.repeats)
-    pyphi, skipped = {}, None
-    if venv is None:
-        skipped = f"no --pyphi-venv given and {DEFAULT_VENV} does not exist"
-    else:
-        timed = pyphi_structure_cases(named, args.pyphi_structure_max_nodes, args.pyphi_structure_all)
-        pyphi, skipped = pyphi_times(venv, timed, args.formalism, args.pyphi_timeout, what="ces")
+    timed = pyphi_structure_cases(named, args.pyphi_structure_max_nodes, args.pyphi_structure_all)
+    pyphi, skipped = pyphi_times(venv, timed, args.formalism, args.pyphi_timeout, what="ces")
     if skipped:
         print(f"PyPhi 2.0 Phi-structure not timed: {skipped}")
     for row in rows:

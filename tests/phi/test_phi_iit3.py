@@ -64,6 +64,29 @@ _C = [0.0, 0.0, 0.0, 0.49, 0.0, 0.0, 0.0, 0.21, 0.0, 0.0, 0.0, 0.21, 0.0, 0.0, 0
 MICRO_SBS = np.array([_A, _A, _A, _Z, _A, _A, _A, _Z, _A, _A, _A, _Z, _C, _C, _C, [0.0] * 15 + [1.0]])
 
 
+# Small phi of every concept in PyPhi 1.2.0's published answers (test_big_phi.py), mechanism -> phi;
+# benchmarks/pyphi_compare/emd_engines.py reads them from here.
+BASIC_SMALL = {(1,): 0.25, (2,): 0.5, (0, 1): 0.333333, (0, 1, 2): 0.5}
+NOISED_SMALL = {(0,): 0.0625, (1,): 0.2, (2,): 0.316326, (0, 1): 0.319047, (0, 2): 0.0125,
+                (1, 2): 0.263847, (0, 1, 2): 0.35}
+BIG_0123_SMALL = {(0,): 0.166667, (1,): 0.166667, (2,): 0.166667, (3,): 0.25, (0, 1): 0.133333,
+                  (1, 2): 0.133333}
+MICRO_SMALL = {(0,): 0.175, (1,): 0.175, (2,): 0.175, (3,): 0.175, (0, 1): 0.348114, (2, 3): 0.348114}
+RULE152_SMALL = {(0,): 0.125, (1,): 0.125, (2,): 0.125, (3,): 0.125, (4,): 0.125,
+                 (0, 1): 0.25, (0, 2): 0.184614, (0, 3): 0.184614, (0, 4): 0.25, (1, 2): 0.25,
+                 (1, 3): 0.184614, (1, 4): 0.184614, (2, 3): 0.25, (2, 4): 0.184614, (3, 4): 0.25,
+                 (0, 1, 2): 0.25, (0, 1, 3): 0.316666, (0, 1, 4): 0.25, (0, 2, 3): 0.316666,
+                 (0, 2, 4): 0.316666, (0, 3, 4): 0.25, (1, 2, 3): 0.25, (1, 2, 4): 0.316666,
+                 (1, 3, 4): 0.316666, (2, 3, 4): 0.25, (0, 1, 2, 3): 0.25, (0, 1, 2, 4): 0.25,
+                 (0, 1, 3, 4): 0.25, (0, 2, 3, 4): 0.25, (1, 2, 3, 4): 0.25, (0, 1, 2, 3, 4): 0.25}
+BIG_SMALL = {(i,): 0.25 for i in range(5)}
+BIG_SMALL.update({m: 0.2 for m in [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3),
+                                   (2, 4), (3, 4), (0, 1, 2), (0, 1, 4), (0, 3, 4), (1, 2, 3), (2, 3, 4)]})
+BIG_SMALL.update({m: 0.257143 for m in [(0, 1, 3), (0, 2, 3), (0, 2, 4), (1, 2, 4), (1, 3, 4)]})
+BIG_SMALL.update({m: 0.185709 for m in [(0, 1, 2, 3), (0, 1, 2, 4), (0, 1, 3, 4), (0, 2, 3, 4),
+                                        (1, 2, 3, 4)]})
+
+
 def check(result, phi, small_phis, cut=None, cuts=None, n_partitioned=None, sum_partitioned=None):
     assert result.phi == pytest.approx(phi, abs=TOL)
     assert set(result.small_phis) == set(small_phis)
@@ -82,8 +105,7 @@ def check(result, phi, small_phis, cut=None, cuts=None, n_partitioned=None, sum_
 def test_basic_network_published_value():
     # standard_answer: Phi 2.3125, MIP cut severs {1, 2} -> {0}.
     result = iit3(BASIC_TPM, (1, 0, 0), cm=BASIC_CM)
-    check(result, 2.3125, {(1,): 0.25, (2,): 0.5, (0, 1): 0.333333, (0, 1, 2): 0.5},
-          cut=((1, 2), (0,)), n_partitioned=1, sum_partitioned=0.5)
+    check(result, 2.3125, BASIC_SMALL, cut=((1, 2), (0,)), n_partitioned=1, sum_partitioned=0.5)
 
 
 def test_basic_network_concept_purviews():
@@ -100,8 +122,7 @@ def test_basic_network_concept_purviews():
 
 def test_basic_network_complete_graph_same_value():
     # test_sia_complete_graph_standard_example: cm=None gives the standard answer.
-    check(iit3(BASIC_TPM, (1, 0, 0)), 2.3125, {(1,): 0.25, (2,): 0.5, (0, 1): 0.333333, (0, 1, 2): 0.5},
-          cut=((1, 2), (0,)))
+    check(iit3(BASIC_TPM, (1, 0, 0)), 2.3125, BASIC_SMALL, cut=((1, 2), (0,)))
 
 
 def test_xor_network_published_value():
@@ -116,51 +137,33 @@ def test_xor_network_published_value():
 
 def test_noised_network_published_value():
     # noised_answer: a stochastic TPM, so repertoires are not dyadic fractions.
-    small = {(0,): 0.0625, (1,): 0.2, (2,): 0.316326, (0, 1): 0.319047, (0, 2): 0.0125,
-             (1, 2): 0.263847, (0, 1, 2): 0.35}
-    check(iit3(NOISED_TPM, (1, 0, 0), cm=np.ones((3, 3))), 1.928592, small,
+    check(iit3(NOISED_TPM, (1, 0, 0), cm=np.ones((3, 3))), 1.928592, NOISED_SMALL,
           cut=((1, 2), (0,)), n_partitioned=7, sum_partitioned=0.504906)
 
 
 def test_big_network_four_node_subsystem_published_value():
     # big_subsys_0_thru_3_answer: node 4 is fixed ON as a background condition.
-    small = {(0,): 0.166667, (1,): 0.166667, (2,): 0.166667, (3,): 0.25, (0, 1): 0.133333,
-             (1, 2): 0.133333}
-    check(iit3(BIG_TPM, (1,) * 5, nodes=(0, 1, 2, 3)), 0.366389, small,
+    check(iit3(BIG_TPM, (1,) * 5, nodes=(0, 1, 2, 3)), 0.366389, BIG_0123_SMALL,
           cut=((1, 3), (0, 2)), n_partitioned=5, sum_partitioned=0.883334)
 
 
 def test_micro_state_by_state_published_value():
     # micro_answer: a conditionally independent state-by-state TPM.
-    small = {(0,): 0.175, (1,): 0.175, (2,): 0.175, (3,): 0.175, (0, 1): 0.348114, (2, 3): 0.348114}
     cuts = {((0, 2), (1, 3)), ((1, 2), (0, 3)), ((0, 3), (1, 2)), ((1, 3), (0, 2))}
-    check(iit3(MICRO_SBS, (1, 1, 1, 1)), 0.974411, small, cuts=cuts)
+    check(iit3(MICRO_SBS, (1, 1, 1, 1)), 0.974411, MICRO_SMALL, cuts=cuts)
 
 
 def test_rule152_published_value():
     # rule152_answer: Phi 6.952286 (several cuts tie; PyPhi lists these).
-    small = {(0,): 0.125, (1,): 0.125, (2,): 0.125, (3,): 0.125, (4,): 0.125,
-             (0, 1): 0.25, (0, 2): 0.184614, (0, 3): 0.184614, (0, 4): 0.25, (1, 2): 0.25,
-             (1, 3): 0.184614, (1, 4): 0.184614, (2, 3): 0.25, (2, 4): 0.184614, (3, 4): 0.25,
-             (0, 1, 2): 0.25, (0, 1, 3): 0.316666, (0, 1, 4): 0.25, (0, 2, 3): 0.316666,
-             (0, 2, 4): 0.316666, (0, 3, 4): 0.25, (1, 2, 3): 0.25, (1, 2, 4): 0.316666,
-             (1, 3, 4): 0.316666, (2, 3, 4): 0.25, (0, 1, 2, 3): 0.25, (0, 1, 2, 4): 0.25,
-             (0, 1, 3, 4): 0.25, (0, 2, 3, 4): 0.25, (1, 2, 3, 4): 0.25, (0, 1, 2, 3, 4): 0.25}
     cuts = {((0, 1, 2, 3), (4,)), ((0, 1, 2, 4), (3,)), ((0, 1, 3, 4), (2,)),
             ((0, 2, 3, 4), (1,)), ((1, 2, 3, 4), (0,))}
-    check(iit3(RULE152_TPM, (0,) * 5, cm=RULE152_CM), 6.952286, small, cuts=cuts,
+    check(iit3(RULE152_TPM, (0,) * 5, cm=RULE152_CM), 6.952286, RULE152_SMALL, cuts=cuts,
           n_partitioned=24, sum_partitioned=4.185363)
 
 
 def test_big_network_published_value():
     # big_answer: Phi 10.729491, MIP cut {2, 4} -> {0, 1, 3}.
-    small = {(i,): 0.25 for i in range(5)}
-    small.update({m: 0.2 for m in [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3),
-                                   (2, 4), (3, 4), (0, 1, 2), (0, 1, 4), (0, 3, 4), (1, 2, 3), (2, 3, 4)]})
-    small.update({m: 0.257143 for m in [(0, 1, 3), (0, 2, 3), (0, 2, 4), (1, 2, 4), (1, 3, 4)]})
-    small.update({m: 0.185709 for m in [(0, 1, 2, 3), (0, 1, 2, 4), (0, 1, 3, 4), (0, 2, 3, 4),
-                                        (1, 2, 3, 4)]})
-    check(iit3(BIG_TPM, (1,) * 5), 10.729491, small, cut=((2, 4), (0, 1, 3)),
+    check(iit3(BIG_TPM, (1,) * 5), 10.729491, BIG_SMALL, cut=((2, 4), (0, 1, 3)),
           n_partitioned=17, sum_partitioned=3.564909)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from ..iit3.tpm import _check_state
 from .cause_effect import _prepare
 from .sia import PRECISION, SystemIrreducibility, _check_formalism, _eq, _validated, analyze_candidate
+from .structure import phi_structure
 
 
 @dataclass(frozen=True)
@@ -158,23 +159,12 @@ def maximal_complex(tpm, state, cm=None, formalism: str = "IIT_4_0_2023",
 
 
 def _structure_big_phi(tpm, state, cm, nodes, formalism) -> float:
-    """Phi of the candidate's Phi-structure (the sibling ``structure`` module)."""
-    from .structure import phi_structure
-
+    """Phi of the candidate's Phi-structure (:func:`.structure.phi_structure`)."""
     return phi_structure(tpm, state, cm, nodes, formalism).big_phi
 
 
 def _resolve_by_big_phi(clique, tpm, state, cm, formalism, big_phi):
-    if big_phi is None:
-        try:
-            from .structure import phi_structure  # noqa: F401
-        except ImportError:
-            raise NotImplementedError(
-                "maximal_complex: overlapping candidates "
-                f"{[r.nodes for r in clique]} tie at phi_s = {clique[0].phi_s}; PyPhi 2.0 resolves "
-                "this by the structure Phi; pass big_phi=callable(tpm, state, cm, nodes, formalism)"
-            ) from None
-        big_phi = _structure_big_phi
+    big_phi = big_phi or _structure_big_phi
     # PyPhi compares these as plain floats (exactly): argmax, and a tie excludes all
     values = [float(big_phi(tpm, state, cm, r.nodes, formalism)) for r in clique]
     best = max(values)

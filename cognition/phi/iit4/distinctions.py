@@ -343,7 +343,7 @@ def _mip_phi(sel: float, fwd: float, partitioned: np.ndarray, n_cut: np.ndarray)
     phi = np.maximum(signed, 0.0)
     norm = np.maximum(signed * (1.0 / n_cut), 0.0)
     if np.any(np.abs(phi) <= PHI_PRECISION):
-        return 0.0  # PyPhi stops at a partition with no phi: the MIP's phi is 0
+        return 0.0  # a partition with phi 0 has the least normalized phi, 0: it is the MIP (PyPhi stops there)
     best = float(norm.min())
     tied = np.abs(norm - best) <= np.maximum(PHI_PRECISION * np.maximum(np.abs(norm), abs(best)), PHI_PRECISION)
     return float(phi[tied].max())
