@@ -7,8 +7,9 @@ import json
 import math
 from pathlib import Path
 
-# The measured table that reports quote; refresh it with
-# python -m cognition.bench calibration --seed 1 --jobs 2 --json FILE, then copy its "calibration" entry here
+# The measured tables that reports quote; refresh them with
+# python -m cognition.bench --json FILE calibration --seed 1 --jobs 2 (its "calibration" entry) and with LOOP_COMMAND
+# below (its "directions" entry: settings and summaries, the draws left out), and copy each entry here
 RECORD = Path(__file__).with_name("calibration_record.json")
 COMMAND = "python -m cognition.bench calibration"
 
@@ -36,3 +37,37 @@ def applicable_calibration(agents: int, cycles: int, record: Path = RECORD) -> d
                               for r in nulls],
             "accuracy": [{k: r[k] for k in ("family", "draws", "median_error_bits", "coverage", "power")}
                          for r in targets]}
+
+
+# The loop test's record ("directions" in the same file): the summaries of
+# python -m cognition.bench --json FILE directions --draws 200 --cycles 50 200 --world-gain 0 1
+LOOP_COMMAND = "python -m cognition.bench directions --draws 200 --cycles 50 200 --world-gain 0 1"
+
+
+def applicable_loop_calibration(agents: int, cycles: int, record: Path = RECORD) -> dict | None:
+    """The loop test's measured power and false positives at the run length nearest ``cycles`` (log scale):
+    closed loops passing, a direction absent (relay, feedforward: twins that differ from their agents) with
+    its interval above 0 and the loop passing, and twins against twins; each the range over the toy families,
+    couplings and shared drives measured at that length (None when no record is installed)."""
+    if not record.exists():
+        return None
+    table = json.loads(record.read_text()).get("directions")
+    if not table:
+        return None
+    rows = table["summaries"]
+    best = min({(r["agents"], r["cycles"]) for r in rows},
+               key=lambda s: abs(math.log(s[0] / agents)) + abs(math.log(s[1] / cycles)))
+    rows = [r for r in rows if (r["agents"], r["cycles"]) == best]
+
+    def span(values):
+        return [min(values), max(values)]
+
+    directions = ("workspace_to_modules", "modules_to_workspace")
+    closed = [r["loop_passes"] / r["draws"] for r in rows if all(r["truth"].values())]
+    absent_dir = [r[f"{d}_above_zero"] / r["draws"] for r in rows for d in directions if not r["truth"][d]]
+    absent_loop = [r["loop_passes"] / r["draws"] for r in rows if not all(r["truth"].values())]
+    twins = [r[f"null_{d}_above_zero"] / r["draws"] for r in rows for d in directions]
+    return {"command": LOOP_COMMAND, "size": list(best), "exact_size": best == (agents, cycles),
+            "draws": min(r["draws"] for r in rows), "closed_loop_passes": span(closed),
+            "absent_direction_above_zero": span(absent_dir), "absent_direction_loop_passes": span(absent_loop),
+            "twin_vs_twin_above_zero": span(twins)}

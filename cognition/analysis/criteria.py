@@ -6,8 +6,9 @@ Each default criterion tests a hypothesis and can fail for it (docs/architecture
 the Phi criteria say so: cognition.analysis.wording); "integrated" the verdict of
 cognition.analysis.summary.integration_verdict
 (the within-agent trial-shuffling test of cognition/phi/cut_test.py and the headline's
-interval, both required); "the loop closes" the agents' Phi minus that of each kind of twin,
-one per direction of the loop through the workspace (cognition/architecture/controls.py), both required. A
+interval, both required); "the loop closes" the loop test of cognition.phi.directed: per direction of
+the loop through the workspace, the agents' directed information minus that of the twins that cut it
+(cognition/architecture/controls.py), both required. A
 floor on the headline (``min_mean_phi_bits``) is available
 but not a default: a fixed number tests nothing by itself.
 """
@@ -65,12 +66,12 @@ def evaluate(cfg, *, status: str, phi_summary: dict, provenance: dict, unrecover
     return out
 
 
-LOOP = ("the loop closes: cutting either direction (workspace -> modules, modules -> workspace) lowers Phi "
-        "across the broadcast cut")
+LOOP = ("the loop closes: each direction (workspace -> modules, modules -> workspace) carries more directed "
+        "information in the agents than in the twins that cut it")
 
 
 def _closed_loop(controls: dict | None) -> dict:
-    """Both paired differences (agents minus the twins that cut one direction) with their CIs above 0."""
+    """The loop test (cognition.phi.loop_test): both paired differences' intervals above 0."""
     directions = (controls or {}).get("directions")
     required = "CI of each direction's difference above 0"
     if not directions:
@@ -79,5 +80,9 @@ def _closed_loop(controls: dict | None) -> dict:
     parts = [f"{DIRECTION_LABELS[d]} {directions[d]['difference_bits']:+.4f} bits, CI "
              f"{fmt.interval(directions[d]['difference_ci_bits'])}" for d in DIRECTIONS]
     verdict = controls["loop"]
-    return {"name": LOOP, "passed": bool(verdict["passed"]), "value": "; ".join(parts) + f": {verdict['reason']}",
-            "required": required}
+    value = "; ".join(parts) + f": {verdict['reason']}"
+    share = controls.get("no_access_share")
+    if share is not None:
+        value += (f" (no module ignited in {fmt.percent(share)} of agent-cycles: there the broadcast does not "
+                  "depend on the proposals, which dilutes modules -> workspace)")
+    return {"name": LOOP, "passed": bool(verdict["passed"]), "value": value, "required": required}

@@ -16,9 +16,10 @@ import numpy as np
 
 from cognition import phi
 from cognition.analysis import fmt
-from cognition.analysis.calibration_record import applicable_calibration
+from cognition.analysis.calibration_record import applicable_calibration, applicable_loop_calibration
 from cognition.analysis.statistics import batch_means_ci
 from cognition.phi.difference import paired_differences
+from cognition.phi.directed import DIRECTION_LABELS, loop_test
 
 
 def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[str], window: int) -> dict:
@@ -110,28 +111,16 @@ def broadcast_cut(unit_names: list[str]) -> np.ndarray:
     return np.array([name.startswith("workspace.") for name in unit_names])
 
 
-# The two directions of the loop through the workspace, and the twin that cuts each (cognition/architecture/controls.py).
+# The two directions of the loop through the workspace (cognition.phi.directed), and the twin group that cuts
+# each (cognition/architecture/controls.py).
 DIRECTIONS = {"workspace_to_modules": "yoked", "modules_to_workspace": "yoked_proposals"}
-DIRECTION_LABELS = {"workspace_to_modules": "workspace -> modules", "modules_to_workspace": "modules -> workspace"}
 MAX_WINDOWS = 20  # the time-resolved control widens its windows beyond this many
 
 
-def loop_verdict(directions: dict) -> dict:
-    """Is the loop through the workspace closed? Only when cutting either direction lowers Phi at the
-    broadcast cut: both paired differences' intervals above 0. Each interval is a level-alpha test of its
-    direction, so requiring both keeps the level (an intersection-union test; Berger 1982)."""
-    above = {d: directions[d]["difference_ci_bits"][0] > 0 for d in DIRECTIONS}
-    if all(above.values()):
-        reason = "both directions add Phi: cutting either one lowers Phi at the broadcast cut"
-    elif above["workspace_to_modules"]:
-        reason = ("the workspace drives the modules, but the modules' drive of the workspace adds no Phi shown "
-                  "across the broadcast cut: by this measure a relay, not a loop (a drive within the cycle is not "
-                  "credited by a lag-1 Phi; docs/architecture.md)")
-    elif above["modules_to_workspace"]:
-        reason = "the modules drive the workspace, but the broadcast's drive of the modules adds no Phi shown"
-    else:
-        reason = "neither direction is shown to add Phi"
-    return {"passed": all(above.values()), "reason": reason}
+def loop_verdict(test) -> dict:
+    """{"passed", "reason"} of a :class:`cognition.phi.directed.LoopTest`: the loop is shown closed only when
+    both directions' intervals lie above 0 (an intersection-union test; Berger 1982)."""
+    return {"passed": bool(test.passed), "reason": test.reason}
 
 
 def control_windows(cycles: int, window: int) -> list[tuple[int, int]]:
@@ -144,10 +133,25 @@ def control_windows(cycles: int, window: int) -> list[tuple[int, int]]:
     return list(zip(edges[:-1], edges[1:]))
 
 
+def run_loop_test(groups: dict, cut: np.ndarray, confidence: float):
+    """The run's criterion: :func:`cognition.phi.loop_test` of the agents against the twins that cut each
+    direction, the modules' units against the workspace's (``cut``: True for the workspace's units)."""
+    return loop_test(groups["intact"], groups[DIRECTIONS["workspace_to_modules"]],
+                     groups[DIRECTIONS["modules_to_workspace"]], modules=np.flatnonzero(~cut).tolist(),
+                     workspace=np.flatnonzero(cut).tolist(), confidence=confidence)
+
+
+def loop_rows(test) -> dict:
+    """report.json's ``controls.directions``: per direction, the twin group and the loop test's numbers."""
+    return {d: {"twin": DIRECTIONS[d], **test.directions[d].to_dict()} for d in DIRECTIONS}
+
+
 def direction_rows(intact: np.ndarray, groups: dict, cut: np.ndarray, *, measure: str, lag: int,
                    confidence: float, seed: int) -> dict:
-    """Per direction of the loop, the agents against the twins that cut it (``groups[DIRECTIONS[d]]``)
-    at ``cut`` and at each side's MIB: each side's mean, the mean paired difference, its SE and interval."""
+    """Phi at the broadcast cut, per direction of the loop (descriptive since 0.6.0): the agents against the
+    twins that cut it (``groups[DIRECTIONS[d]]``) at ``cut`` and at each side's MIB: each side's mean, the
+    mean paired difference, its SE and interval. Not a test of the direction: a loop closed within one
+    cycle is, to Phi at this cut, the workspace predicting itself (cognition.phi.directed)."""
 
     twins = {d: groups[t] for d, t in DIRECTIONS.items()}
     got = paired_differences(intact, twins, cut=cut, lag=lag, confidence=confidence, seed=seed)
@@ -162,38 +166,47 @@ def direction_rows(intact: np.ndarray, groups: dict, cut: np.ndarray, *, measure
             for d in DIRECTIONS}
 
 
-def summarise_controls(cfg, groups: dict, cycles: int, unit_names: list[str]) -> dict:
-    """report.json's ``controls``: per direction of the loop through the workspace, Phi of the agents and
-    of the twins that cut it, across the broadcast cut (the criterion) and at each side's MIB
-    (descriptive), with the paired differences and their CIs (agents as replications;
-    :func:`cognition.phi.difference.paired_differences`); the loop's verdict; and the same differences
-    per window of cycles (``control.window``), with whether the loop is shown closed in the last one."""
-    head = {"lesion": cfg.control.lesion, "measure": cfg.phi.measure, "confidence": cfg.phi.confidence}
+def summarise_controls(cfg, groups: dict, cycles: int, unit_names: list[str], no_access: float | None = None) -> dict:
+    """report.json's ``controls``: the loop test (the criterion "the loop closes"; cognition.phi.directed) of
+    the agents against the twins that cut each direction of the loop through the workspace, with its
+    verdict; the same test per window of cycles (``control.window``), with whether the loop is shown closed
+    in the last one; and, as a description, Phi at the broadcast cut of agents and twins
+    (``phi_at_broadcast_cut``). ``no_access``: the share of agent-cycles in which no module ignited (the
+    broadcast then does not depend on the proposals), quoted beside the verdict."""
+    head = {"lesion": cfg.control.lesion, "measure": "directed information", "phi_measure": cfg.phi.measure,
+            "confidence": cfg.phi.confidence, "no_access_share": no_access}
     if "yoked" not in groups:
         return {**head, "directions": None, "note": "no yoked control in this run (control.yoked: false)"}
     cut = broadcast_cut(unit_names)
     trimmed = {k: v[:, :cycles] for k, v in groups.items()}
-    opts = dict(measure=cfg.phi.measure, lag=cfg.phi.lag, confidence=cfg.phi.confidence, seed=cfg.run.seed)
     try:
-        directions = direction_rows(trimmed["intact"], trimmed, cut, **opts)
-    except ValueError as exc:  # too few agents or cycles for a per-agent estimate, a constant unit
+        test = run_loop_test(trimmed, cut, cfg.phi.confidence)
+    except ValueError as exc:  # too few agents or cycles, a constant unit
         return {**head, "directions": None, "note": str(exc)}
+    try:
+        described = direction_rows(trimmed["intact"], trimmed, cut, measure=cfg.phi.measure, lag=cfg.phi.lag,
+                                   confidence=cfg.phi.confidence, seed=cfg.run.seed)
+    except ValueError as exc:  # Phi needs more cycles than the loop test
+        described = {"note": str(exc)}
     spans = control_windows(cycles, cfg.control.window)
     rows = []
     for start, stop in spans:
         try:
-            part = (directions if (start, stop) == (0, cycles) else
-                    direction_rows(trimmed["intact"][:, start:stop],
-                                   {k: v[:, start:stop] for k, v in trimmed.items()}, cut, **opts))
+            part = (test if (start, stop) == (0, cycles) else
+                    run_loop_test({k: v[:, start:stop] for k, v in trimmed.items()}, cut, cfg.phi.confidence))
         except ValueError as exc:
             rows.append({"cycles": [start + 1, stop], "note": str(exc)})
             continue
-        rows.append({"cycles": [start + 1, stop], "loop": loop_verdict(part)["passed"],
-                     **{d: {k: part[d][k] for k in ("difference_bits", "difference_ci_bits")} for d in DIRECTIONS}})
+        rows.append({"cycles": [start + 1, stop], "loop": part.passed,
+                     **{d: {k: v for k, v in part.directions[d].to_dict().items()
+                            if k in ("difference_bits", "difference_ci_bits", "p_value")} for d in DIRECTIONS}})
     last = rows[-1].get("loop")
     return {**head, "cut": [[n for n, w in zip(unit_names, cut) if not w], [n for n, w in zip(unit_names, cut) if w]],
-            "method": "per-agent bias-corrected Phi at the broadcast cut, fixed in advance; mean of the agent-minus-"
-                      "twin differences with a t interval across pairs; at_mib: each side at each agent's own minimum "
-                      "over bipartitions (descriptive: each minimum carries its own selection shift)",
-            "directions": directions, "loop": loop_verdict(directions),
+            "method": ("per agent, each direction's directed information with the cycle's order (workspace -> "
+                       "modules: I(b_{t-1}; m_t | m_{t-1}); modules -> workspace: I(m_t; b_t | b_{t-1})), Wishart-"
+                       "corrected; mean of the agent-minus-twin differences with a t interval across pairs; the "
+                       "loop closes when both intervals lie above 0 (cognition.phi.loop_test)"),
+            "directions": loop_rows(test), "loop": loop_verdict(test), "phi_at_broadcast_cut": described,
+            "collinear_units": {unit_names[int(i)]: pairs for i, pairs in test.collinear.items()},
+            "calibration": applicable_loop_calibration(trimmed["intact"].shape[0], cycles),
             "windows": {"cycles_per_window": spans[-1][1] - spans[-1][0], "rows": rows, "last_window_loop": last}}

@@ -4,20 +4,19 @@ For each mode and run length, one run of the default architecture per seed (seed
 independent populations; agents within a seed are the paired replications of the
 control). Every run simulates two sets of twins, to two disjoint sets of donors:
 
-* the criterion (what every run reports, cognition/analysis/summary.py: summarise_controls): per direction
-  of the loop, Phi(agents) - Phi(the twins that cut it) across the broadcast cut, with its CI; the
-  loop closes only when both are above 0. Runs longer than one window (control.window) also
-  report the criterion in the last window alone;
-* a null that shares the data's structure: per direction, Phi(twins to donors 1) - Phi(twins to
-  donors 2). The two sets are cut the same way and differ only in which independent agent drives
-  them, so each true difference is 0: how often an interval excludes 0 is its false-positive rate,
-  and how often both are above 0 is the loop criterion's;
-* the same null with each side at each agent's own minimum over bipartitions: the calibration of
-  the report's descriptive rows;
+* the criterion (what every run reports, cognition/analysis/summary.py: summarise_controls): the loop
+  test of cognition.phi.directed, per direction of the loop the agents' directed information minus that
+  of the twins that cut it, with its CI; the loop closes only when both are above 0. Runs longer than
+  one window (control.window) also report the criterion in the last window alone;
+* a null on the architecture itself, twins that are not identical to each other: per direction, the
+  loop test of the twins to donors 1 against the twins to donors 2. The two sets are cut the same way
+  and differ only in which independent agent drives them, so each true difference is 0: how often an
+  interval lies above 0 is its false-positive rate, and how often both do is the loop criterion's;
 * the lesions, at the shortest run length: ``broadcast`` (modules read the fixed initial
   broadcast; the yoked twins are the agents bit for bit) and ``proposals`` (each workspace competes
   over its donor's proposals, a feedforward workspace; the proposal-yoked twins are the agents bit
-  for bit). The loop criterion must fail under both.
+  for bit). The loop criterion fails under both by construction (the difference is exactly 0): a check of
+  the construction, not a null of the test.
 
 Competition figures (winner shares with "no access", winner entropy, switching rate,
 mean dwell) are over the run's agents, as in report.json's ``competition``.
@@ -75,35 +74,35 @@ def competition_row(cfg, records: list[dict], modules: list[str]) -> dict:
             "mean_dwell_cycles": {m: d["mean_cycles"] for m, d in c["dwell"].items()}}
 
 
-def _null(a, b, cut, cfg) -> tuple[dict, dict]:
-    """(at the cut, at each agent's own minimum) of the paired difference of two sets of twins."""
-    from cognition.phi.difference import paired_difference
+def _row(r) -> dict:
+    """One direction of a loop test (cognition.phi.directed.DirectionTest) as the suite records it."""
+    lo, hi = r.ci
+    return {"difference_bits": r.difference_bits, "ci_bits": [lo, hi], "p_value": r.p_value,
+            "ci_above_zero": bool(lo > 0), "excludes_zero": bool(lo > 0 or hi < 0), "twins_identical": r.twins_identical}
 
-    d = paired_difference(a, b, cut=cut, lag=cfg.phi.lag, confidence=cfg.phi.confidence, seed=cfg.run.seed)
 
-    def row(m):
-        return {"difference_bits": m["estimate"], "ci_bits": list(m["ci"]), "ci_above_zero": bool(m["ci"][0] > 0),
-                "excludes_zero": bool(m["ci"][0] > 0 or m["ci"][1] < 0)}
+def _null(g: dict, cut, cfg, span: slice = slice(None)) -> dict:
+    """Per direction, the loop test of the twins that cut it against the second set's (they differ only in their
+    donors: true difference 0)."""
+    from cognition.analysis.summary import DIRECTIONS, run_loop_test
 
-    return row(d[cfg.phi.measure]), row(d["at_mib"][cfg.phi.measure])
+    out = {}
+    for d, twin in DIRECTIONS.items():
+        part = {"intact": g[twin][:, span], **{t: g[f"{t}_2"][:, span] for t in DIRECTIONS.values()}}
+        out[d] = _row(run_loop_test(part, cut, cfg.phi.confidence).directions[d])
+    return out
 
 
 def _criterion(g: dict, cut, cfg, span: slice = slice(None)) -> dict:
     """The run's loop criterion over the cycles ``span``: each direction's difference, interval, and the verdict."""
-    from cognition.analysis.summary import direction_rows, loop_verdict
+    from cognition.analysis.summary import run_loop_test
 
-    part = {k: v[:, span] for k, v in g.items()}
-    d = direction_rows(part["intact"], part, cut, measure=cfg.phi.measure, lag=cfg.phi.lag,
-                       confidence=cfg.phi.confidence, seed=cfg.run.seed)
-    at_mib = {k: r["at_mib"] for k, r in d.items()}
-    return {**{k: {"difference_bits": r["difference_bits"], "ci_bits": r["difference_ci_bits"],
-                   "ci_above_zero": bool(r["difference_ci_bits"][0] > 0), "twins_identical": r["twins_identical"],
-                   "at_mib_bits": r["at_mib"]["difference_bits"], "at_mib_ci_bits": r["at_mib"]["difference_ci_bits"]}
-               for k, r in d.items()}, "loop": loop_verdict(d)["passed"], "loop_at_mib": loop_verdict(at_mib)["passed"]}
+    test = run_loop_test({k: v[:, span] for k, v in g.items()}, cut, cfg.phi.confidence)
+    return {**{d: _row(r) for d, r in test.directions.items()}, "loop": test.passed}
 
 
 def seed_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
-    from cognition.analysis.summary import DIRECTIONS, broadcast_cut, control_windows
+    from cognition.analysis.summary import broadcast_cut, control_windows
     from cognition.config.settings import load_config
     from cognition.architecture.controls import split_rows
 
@@ -113,13 +112,11 @@ def seed_row(mode: str, cycles: int, seed: int, agents: int | None) -> dict:
     units, records, loop = simulate(cfg, twin_sets=2)
     g = split_rows(units, cfg.run.agents, twin_sets=2)
     cut = broadcast_cut(loop.unit_names)
-    nulls = {d: _null(g[t], g[f"{t}_2"], cut, cfg) for d, t in DIRECTIONS.items()}
+    nulls = _null(g, cut, cfg)
     windows = control_windows(cycles, cfg.control.window)
     row = {"mode": mode, "cycles": cycles, "seed": seed, "agents": cfg.run.agents,
            **competition_row(cfg, records, loop.declared), "criterion": _criterion(g, cut, cfg),
-           "null": {d: n[0] for d, n in nulls.items()}, "null_at_mib": {d: n[1] for d, n in nulls.items()},
-           "null_loop": all(n[0]["ci_above_zero"] for n in nulls.values()),
-           "null_loop_at_mib": all(n[1]["ci_above_zero"] for n in nulls.values())}
+           "null": nulls, "null_loop": all(n["ci_above_zero"] for n in nulls.values())}
     if len(windows) > 1:
         row["last_window"] = {"cycles": [windows[-1][0] + 1, windows[-1][1]],
                               **_criterion(g, cut, cfg, slice(*windows[-1]))}
@@ -152,16 +149,12 @@ def summary(rows: list[dict]) -> dict:
            "mean_switching_rate": float(np.mean([r["switching_rate"] for r in rows])),
            "mean_entropy_bits": float(np.mean([r["winner_entropy_bits"] for r in rows])),
            "loop_passes": int(sum(r["criterion"]["loop"] for r in rows)),
-           "null_loop_passes": int(sum(r["null_loop"] for r in rows)),
-           "loop_at_mib_passes": int(sum(r["criterion"]["loop_at_mib"] for r in rows)),
-           "null_loop_at_mib_passes": int(sum(r["null_loop_at_mib"] for r in rows))}
+           "null_loop_passes": int(sum(r["null_loop"] for r in rows))}
     for d in DIRECTIONS:
         out[f"{d}_ci_above_zero"] = int(sum(r["criterion"][d]["ci_above_zero"] for r in rows))
         out[f"{d}_mean_bits"] = float(np.mean([r["criterion"][d]["difference_bits"] for r in rows]))
+        out[f"null_{d}_ci_above_zero"] = int(sum(r["null"][d]["ci_above_zero"] for r in rows))
         out[f"null_{d}_excludes_zero"] = int(sum(r["null"][d]["excludes_zero"] for r in rows))
-        out[f"null_{d}_at_mib_excludes_zero"] = int(sum(r["null_at_mib"][d]["excludes_zero"] for r in rows))
-        out[f"{d}_at_mib_ci_above_zero"] = int(sum(r["criterion"][d]["at_mib_ci_bits"][0] > 0 for r in rows))
-        out[f"{d}_at_mib_mean_bits"] = float(np.mean([r["criterion"][d]["at_mib_bits"] for r in rows]))
     if "last_window" in rows[0]:
         out["last_window_loop_passes"] = int(sum(r["last_window"]["loop"] for r in rows))
         for d in DIRECTIONS:
@@ -178,8 +171,6 @@ def _line(r: dict) -> str:
                        f"{c[d]['ci_bits'][1]:+.3f}] null {r['null'][d]['difference_bits']:+.3f} "
                        f"[{r['null'][d]['ci_bits'][0]:+.3f}, {r['null'][d]['ci_bits'][1]:+.3f}]" for d in DIRECTIONS)
     last = f" | last window loop {r['last_window']['loop']}" if "last_window" in r else ""
-    last += " | at each MIB: " + ", ".join(f"{c[d]['at_mib_bits']:+.3f} [{c[d]['at_mib_ci_bits'][0]:+.3f}, "
-                                           f"{c[d]['at_mib_ci_bits'][1]:+.3f}]" for d in DIRECTIONS)
     return (f"{r['mode']:8s} {r['cycles']:4d} seed {r['seed']:2d}: {shares} | switch {r['switching_rate']:.2f} | "
             f"{parts} | loop {c['loop']}{last} | {r['seconds']:.1f} s")
 

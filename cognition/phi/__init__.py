@@ -5,6 +5,8 @@
     r = phi.estimate(X, lag=1)                     # from data: X (T, n) or (agents, T, n)
     r.tdmi, r.phi_wms, r.phi_r, r.stochastic_interaction   # bits, at the MIB
     r.mib                                          # ((0, ...), (...)): part holding node 0 first
+    t = phi.loop_test(agents, cut_w2m, cut_m2w, modules=[...], workspace=[...])   # both directions of a loop
+    t.passed, t.reason, t.directions["modules_to_workspace"].ci                   # (docs/phi.md)
 
 Exact IIT on small binary systems (PyPhi's conventions), loaded on first use:
 
@@ -23,6 +25,7 @@ import importlib
 import sys
 import types
 
+from cognition.phi.directed import directed_information, loop_test
 from cognition.phi.estimate import estimate
 from cognition.phi.gaussian import (
     conditional_covariance,
@@ -71,6 +74,7 @@ __all__ = [
     "all_bipartition_masks",
     "analytical_var1",
     "conditional_covariance",
+    "directed_information",
     "estimate",
     "estimate_windows",
     "WindowedPhi",
@@ -78,6 +82,7 @@ __all__ = [
     "iit3",
     "iit4",
     "iit4_batch",
+    "loop_test",
     "lagged_joint_covariance",
     "logdet",
     "maximal_complex",

@@ -38,8 +38,9 @@ def write_report(session, provenance: dict, outcome, *, progress=None, started: 
     groups = split_rows(units, cfg.run.agents, cfg.control.yoked)
     with progress.phase("analysis"):
         phi_summary = analysis.summarise_phi(cfg, records, groups["intact"], loop.unit_names, loop.phi_window)
-        controls = analysis.summarise_controls(cfg, groups, len(records), loop.unit_names)
         competition = summarise_competition(cfg, records, loop.declared)
+        controls = analysis.summarise_controls(cfg, groups, len(records), loop.unit_names,
+                                               no_access=competition.get("no_access"))
         unrecovered = 1 if outcome.status == "failed" else 0
         checks = criteria.evaluate(cfg, status=outcome.status, phi_summary=phi_summary, controls=controls,
                                    provenance=provenance, unrecovered_errors=unrecovered)

@@ -1,6 +1,6 @@
 """The report's workspace sections: the competition (who wins, for how long, the ignition curve)
-and the causal control (Phi of the agents against the twins that cut each direction of the loop),
-text and plots."""
+and the causal control (the loop test: each direction's directed information in the agents against the
+twins that cut it; Phi at the broadcast cut beside it, descriptive), text and plots."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,15 +16,18 @@ CONTROL_NOTE = ("Each agent runs beside two twins with its weights and noise str
                 "loop through its own workspace cut and driven instead by an independent agent (its donor): the "
                 "yoked twin's modules read and learn from the donor's broadcast (workspace -> modules cut); the "
                 "proposal-yoked twin's workspace competes over the donor's proposals (modules -> workspace cut), "
-                "its modules still reading its own broadcast. Phi(agents) - Phi(twins) across the broadcast cut "
-                "({modules} | {workspace}) is what that direction adds. The cut is fixed before the data are seen "
-                "(no selection); the agent-minus-twin difference per pair, its mean with a t interval across the "
-                "pairs (the replications). The loop is closed only when both intervals are above 0 (an "
-                "intersection-union test): a workspace that only drives its modules, or only reads them, is a relay.")
+                "its modules still reading its own broadcast. Each direction is measured per agent by its directed "
+                "information, in the order of the cycle (modules m read the last broadcast; the broadcast b is "
+                "built from the same cycle's proposals): workspace -> modules I(b_{t-1}; m_t | m_{t-1}), modules -> "
+                "workspace I(m_t; b_t | b_{t-1}). The agent-minus-twin difference per pair, its mean with a t "
+                "interval across the pairs (the replications). The loop is closed only when both intervals are "
+                "above 0 (an intersection-union test): a workspace that only drives its modules, or only reads "
+                "them, is a relay (cognition.phi.loop_test; its power and false positives: docs/calibration.md).")
 
-MIB_ROW_NOTE = ("the MIB rows (each side at each agent's own minimum over bipartitions) are descriptive, not a "
-                "test: each minimum carries its own selection shift (python -m cognition.bench workspace; "
-                "docs/calibration.md)")
+PHI_NOTE = ("Phi at the broadcast cut ({modules} | {workspace}) of agents and twins, and at each side's own MIB: "
+            "descriptive, not a test of either direction. A loop closed within one cycle (b_{{t-1}} -> m_t -> b_t) "
+            "is, to a whole-minus-sum Phi at this cut, the workspace predicting itself, which Phi subtracts; the "
+            "MIB rows carry each minimum's selection shift (docs/architecture.md, \"Criteria\").")
 
 
 def competition_blocks(report: dict, records: list[dict], enabled: list[str]) -> list:
@@ -56,27 +59,61 @@ def control_blocks(report: dict) -> list:
     if not directions:
         return head + [controls.get("note", "No causal control in this run.")]
     conf = fmt.percent(controls["confidence"])
-    rows = []
-    for d in DIRECTIONS:  # a fixed order: report.json's keys come back sorted when a report is rebuilt
-        r = directions[d]
-        for label, x in (("broadcast cut (the criterion)", r), ("each side's MIB (descriptive)", r["at_mib"])):
-            rows.append([DIRECTION_LABELS[d], r["twin"].replace("_", "-"), label, fmt.bits(x["intact_bits"]),
-                         fmt.bits(x["twin_bits"]), fmt.bits(x["difference_bits"]), fmt.interval(x["difference_ci_bits"])])
+    rows = [[DIRECTION_LABELS[d], directions[d]["twin"].replace("_", "-"), fmt.bits(directions[d]["intact_bits"]),
+             fmt.bits(directions[d]["twin_bits"]), fmt.bits(directions[d]["difference_bits"]),
+             fmt.interval(directions[d]["difference_ci_bits"]), fmt.p_value(directions[d]["p_value"])]
+            for d in DIRECTIONS]  # a fixed order: report.json's keys come back sorted when a report is rebuilt
     loop = controls["loop"]
     first = directions[next(iter(DIRECTIONS))]
     items = [f"the loop {'closes' if loop['passed'] else 'is not shown closed'}: {loop['reason']}",
-             f"broadcast cut: {' + '.join(controls['cut'][0])} | {' + '.join(controls['cut'][1])}",
-             MIB_ROW_NOTE, f"{first['pairs']} agent-twin pairs per direction, {first['dof']} degrees of freedom; "
-                           f"{conf} intervals"]
+             f"{first['pairs']} agent-twin pairs per direction, {first['dof']} degrees of freedom; {conf} intervals; "
+             "p one-sided"]
+    if controls.get("calibration"):
+        items.append(loop_calibration_text(controls["calibration"]))
+    if controls.get("no_access_share") is not None:
+        items.append(f"no module ignited in {fmt.percent(controls['no_access_share'])} of agent-cycles: in those "
+                     "cycles the broadcast is its own persistence and does not depend on the proposals, so the "
+                     "modules -> workspace information is carried by the other cycles only")
     for d in DIRECTIONS:
         r = directions[d]
         if r["twins_identical"]:
             items.append(f"the {r['twin'].replace('_', '-')} twins' units equal the agents' bit for bit: "
                          f"{DIRECTION_LABELS[d]} is cut in the agents too here (a lesion), so the control cannot "
-                         "differ (difference exactly 0)")
-    blocks = head + [CONTROL_NOTE, Table(["direction", "twin", f"{controls['measure']} at", "agents", "twins",
-                                          "difference", f"CI of the difference ({conf})"], rows), items]
-    return blocks + _window_blocks(controls["windows"], conf)
+                         "differ (difference exactly 0): a check of the construction, not a null of the test")
+    blocks = head + [CONTROL_NOTE, Table(["direction", "twin", "agents", "twins", "difference",
+                                          f"CI of the difference ({conf})", "p"], rows), items]
+    return blocks + _phi_blocks(controls) + _window_blocks(controls["windows"], conf)
+
+
+def loop_calibration_text(calib: dict) -> str:
+    """One line quoting the loop test's measured power and false positives at the run length nearest the run's."""
+    def span(pair):
+        lo, hi = pair
+        return fmt.percent(lo) if lo == hi else f"{fmt.percent(lo)}-{fmt.percent(hi)}"
+
+    size = "this run's size" if calib["exact_size"] else "the nearest size measured"
+    return (f"calibration of the loop test ({calib['command']}; {size}, {calib['size'][0]} agents x "
+            f"{calib['size'][1]} cycles, {calib['draws']} draws per toy): closed loops with the cycle's timing pass in "
+            f"{span(calib['closed_loop_passes'])}; with one direction absent (relay, feedforward; twins that differ "
+            f"from their agents) its interval lies above 0 in {span(calib['absent_direction_above_zero'])} and the "
+            f"loop passes in {span(calib['absent_direction_loop_passes'])}; twins against twins lie above 0 in "
+            f"{span(calib['twin_vs_twin_above_zero'])} per direction")
+
+
+def _phi_blocks(controls: dict) -> list:
+    described = controls.get("phi_at_broadcast_cut") or {}
+    cut = controls["cut"]
+    note = PHI_NOTE.format(modules=" + ".join(cut[0]), workspace=" + ".join(cut[1]))
+    if "note" in described:
+        return [note, f"not estimated: {described['note']}"]
+    rows = []
+    for d in DIRECTIONS:
+        r = described[d]
+        for label, x in (("broadcast cut", r), ("each side's MIB", r["at_mib"])):
+            rows.append([DIRECTION_LABELS[d], r["twin"].replace("_", "-"), label, fmt.bits(x["intact_bits"]),
+                         fmt.bits(x["twin_bits"]), fmt.bits(x["difference_bits"]), fmt.interval(x["difference_ci_bits"])])
+    return [note, Table(["direction", "twin", f"{controls['phi_measure']} at", "agents", "twins", "difference",
+                         "CI of the difference"], rows)]
 
 
 def _window_blocks(windows: dict, conf: str) -> list:
@@ -123,25 +160,29 @@ def ignition_plot(report: dict, path: Path) -> Path | None:
 
 
 def control_plot(report: dict, path: Path) -> Path | None:
-    """Each direction's difference (agents minus the twins that cut it) with its CI: over the run at the
-    broadcast cut and at each side's MIB (left), and per window of cycles (right)."""
+    """Each direction's difference (agents minus the twins that cut it) with its CI: over the run, the loop
+    test and (descriptive) Phi at the broadcast cut and at each side's MIB (left); the loop test per window of
+    cycles (right)."""
     controls = report.get("controls") or {}
     directions = controls.get("directions")
     if not directions:
         return None
     plt = pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8), dpi=DPI, gridspec_kw={"width_ratios": [1, 2]})
+    described = controls.get("phi_at_broadcast_cut") or {}
     for i, d in enumerate(DIRECTIONS):
-        r = directions[d]
-        for j, (label, x) in enumerate((("cut", r), ("MIB", r["at_mib"]))):
+        points = [("test", directions[d])] + ([] if "note" in described else
+                                              [("Phi cut", described[d]), ("Phi MIB", described[d]["at_mib"])])
+        for j, (label, x) in enumerate(points):
             lo, hi = x["difference_ci_bits"]
             v = x["difference_bits"]
-            ax1.errorbar([3 * i + j], [v], yerr=[[v - lo], [hi - v]], fmt="o" if j == 0 else "s", color=f"C{i}",
+            ax1.errorbar([4 * i + j], [v], yerr=[[v - lo], [hi - v]], fmt="os^"[j], color=f"C{i}",
                          capsize=4, mfc="white" if j else None)
     ax1.axhline(0, color="grey", lw=0.8)
-    ax1.set_xticks([0, 1, 3, 4], ["cut", "MIB", "cut", "MIB"], fontsize=8)
+    ticks = [0, 4] if "note" in described else [0, 1, 2, 4, 5, 6]
+    ax1.set_xticks(ticks, (["test"] if "note" in described else ["test", "Phi cut", "Phi MIB"]) * 2, fontsize=7)
     ax1.set_xlabel("   ".join(DIRECTION_LABELS[d] for d in DIRECTIONS), fontsize=8)
-    ax1.set_ylabel(f"{controls['measure']}: agents - twins (bits)")
+    ax1.set_ylabel("agents - twins (bits)")
     ax1.set_title("Each direction over the run")
     rows = [w for w in controls["windows"]["rows"] if "note" not in w]
     for i, d in enumerate(DIRECTIONS):

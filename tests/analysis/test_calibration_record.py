@@ -41,3 +41,22 @@ def test_the_installed_record_covers_the_main_job_and_the_new_families():
 
 def test_no_record_no_quote(tmp_path):
     assert applicable_calibration(8, 50, tmp_path / "missing.json") is None
+
+
+def test_the_installed_loop_record_has_power_and_level_at_the_main_jobs_size():
+    # reference: issue 41's bounds, on the record of python -m cognition.bench directions (docs/calibration.md,
+    # "The loop test"): closed loops pass in >= 90 % at 32 x 200; a direction absent, or twins against twins, lie
+    # above 0 in <= 6 % per direction and pass the loop in <= 6 %
+    from cognition.analysis.calibration_record import applicable_loop_calibration
+    from cognition.reporting.workspace_report import loop_calibration_text
+
+    for cycles in (50, 200):
+        calib = applicable_loop_calibration(32, cycles, RECORD)
+        assert calib["exact_size"] and calib["size"] == [32, cycles] and calib["draws"] >= 200
+        assert calib["closed_loop_passes"][0] >= 0.9
+        for key in ("absent_direction_above_zero", "absent_direction_loop_passes", "twin_vs_twin_above_zero"):
+            assert calib[key][1] <= 0.06, (cycles, key)
+    near = applicable_loop_calibration(32, 500, RECORD)
+    assert not near["exact_size"] and near["size"] == [32, 200]
+    text = loop_calibration_text(applicable_loop_calibration(32, 50, RECORD))
+    assert text.startswith("calibration of the loop test (python -m cognition.bench directions") and "32 agents x 50" in text

@@ -1,5 +1,5 @@
-"""The loop criterion's pieces (cognition/analysis/summary.py): the verdict, the windows of the time-resolved
-control, and one number per label between the whole run and its windows.
+"""The loop criterion's pieces (cognition/analysis/summary.py): the verdict of the loop test, the windows of the
+time-resolved control, and one number per label between the whole run and its windows.
 
 References: the intersection-union rule (Berger 1982: reject only when each component test rejects);
 the windows' arithmetic written out by hand; a window that is the whole run must repeat the whole run's
@@ -13,19 +13,31 @@ from cognition.benchmarks.directions import MODULE_UNITS, toy_population
 from cognition.config.settings import load_config
 
 
-def _row(lo, hi):
-    return {"difference_ci_bits": [lo, hi]}
+class _Direction:
+    def __init__(self, lo):
+        self.shown = lo > 0
+
+
+class _Test:
+    """A stand-in LoopTest whose directions are shown or not (the verdict reads only that)."""
+
+    def __init__(self, ws_to_m, m_to_ws):
+        from cognition.phi.directed import LoopTest
+
+        self.directions = {"workspace_to_modules": _Direction(ws_to_m), "modules_to_workspace": _Direction(m_to_ws)}
+        self.passed = LoopTest.passed.fget(self)
+        self.reason = LoopTest.reason.fget(self)
 
 
 @pytest.mark.parametrize("ws_to_m, m_to_ws, passed, words", [
-    ((0.1, 0.5), (0.2, 0.4), True, "both directions add Phi"),
-    ((0.1, 0.5), (-0.1, 0.4), False, "a relay, not a loop"),
-    ((-0.1, 0.5), (0.1, 0.4), False, "broadcast's drive of the modules adds no Phi"),
-    ((-0.1, 0.5), (-0.2, 0.4), False, "neither direction"),
-    ((0.0, 0.0), (0.3, 0.4), False, "broadcast's drive"),  # a lesion's exact 0 is not above 0
+    (0.1, 0.2, True, "both directions shown"),
+    (0.1, -0.1, False, "the modules' drive of the workspace is not shown"),
+    (-0.1, 0.1, False, "the workspace's drive of the modules is not shown"),
+    (-0.1, -0.2, False, "neither direction"),
+    (0.0, 0.3, False, "the workspace's drive of the modules is not"),  # a lesion's exact 0 is not above 0
 ])
 def test_the_loop_closes_only_when_both_directions_are_shown(ws_to_m, m_to_ws, passed, words):
-    v = analysis.loop_verdict({"workspace_to_modules": _row(*ws_to_m), "modules_to_workspace": _row(*m_to_ws)})
+    v = analysis.loop_verdict(_Test(ws_to_m, m_to_ws))
     assert v["passed"] is passed and words in v["reason"]
 
 
@@ -61,30 +73,33 @@ def test_a_window_that_is_the_whole_run_repeats_its_numbers_and_longer_runs_reso
     assert split["windows"]["last_window_loop"] == last["loop"]
 
 
-def test_a_window_too_short_for_a_per_agent_estimate_says_so_and_the_run_still_reports():
+def test_a_window_too_short_for_the_loop_test_says_so_and_the_run_still_reports():
     groups, names = _toy(100)
     c = analysis.summarise_controls(load_config(overrides={"control": {"window": 20}}), groups, 100, names)
     rows = c["windows"]["rows"]
-    assert len(rows) == 5 and all("note" in r for r in rows)  # 20 cycles < 6 n + lag for 7 units
+    # 20 cycles < 3 x 12 + 1 = 37: the W -> M covariance of 2 + 5 + 5 variables needs 3 lagged pairs each
+    assert len(rows) == 5 and all("needs T >= 37" in r["note"] for r in rows)
     assert c["windows"]["last_window_loop"] is None and c["directions"] is not None
 
 
 def test_the_toys_twins_are_built_as_the_loops_are():
-    # reference: the constructions. A twin keeps its agent's weights and noise, so where the cut direction does
-    # not exist in the agent (a feedforward workspace ignores its modules) the twin that cuts it is the agent
-    g = toy_population("feedforward", "same", 4, 20, np.random.default_rng(0))
-    np.testing.assert_array_equal(g["yoked_proposals"], g["intact"])
-    assert not np.array_equal(g["yoked"], g["intact"])
-    # a yoked twin's workspace is its agent's while its modules read the donor's: in the feedforward toy the
-    # workspace is autonomous, so the twin's workspace units equal its agent's and its modules' do not
+    # reference: the constructions (cognition/architecture/controls.py). A twin keeps its agent's weights and
+    # noise; where the agent reads a source instead of itself (feedforward: its modules read a source's
+    # broadcast) the twin that cuts that direction reads a donor: it differs from the agent, not in law
     ws = slice(MODULE_UNITS, None)
-    np.testing.assert_array_equal(g["yoked"][:, :, ws], g["intact"][:, :, ws])
-    looped = toy_population("loop", "random", 4, 20, np.random.default_rng(0))
-    assert not np.array_equal(looped["yoked_proposals"], looped["intact"])
-    relay = toy_population("relay", "random", 4, 20, np.random.default_rng(0))
-    # in the relay toy the agent's workspace reads a source that is not the twins' donor
-    assert not np.array_equal(relay["yoked_proposals"], relay["intact"])
+    g = toy_population("feedforward", "same", 4, 40, np.random.default_rng(0))
+    assert not np.array_equal(g["yoked"], g["intact"]) and not np.array_equal(g["yoked_proposals"], g["intact"])
+    relay = toy_population("relay", "random", 4, 40, np.random.default_rng(0))
+    # in the relay the agent's workspace and its yoked twin's read the same source's proposals, so their
+    # workspaces are equal; the twin's modules read a donor's broadcast, the agent's its own
     np.testing.assert_array_equal(relay["yoked"][:, :, ws], relay["intact"][:, :, ws])
+    assert not np.array_equal(relay["yoked_proposals"], relay["intact"])
+    looped = toy_population("loop", "random", 4, 40, np.random.default_rng(0))
+    for twin in ("yoked", "yoked_proposals", "yoked_2", "yoked_proposals_2"):
+        assert not np.array_equal(looped[twin], looped["intact"])
+    # without memory and a shared drive of gain 0, a module unit is B b_{t-1} + noise exactly
+    free = toy_population("memoryless loop", "same", 3, 40, np.random.default_rng(1), world_gain=0.0)
+    assert np.isfinite(free["intact"]).all()
 
 
 def test_the_directions_bench_refuses_bad_counts_in_one_line(capsys):
@@ -99,8 +114,11 @@ def test_the_directions_bench_refuses_bad_counts_in_one_line(capsys):
         main(["directions", "--agents", "4096", "--cycles", "1000"])
     assert "allowed a product up to 500000" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["directions", "--module-coupling", "-1"])
-    assert capsys.readouterr().err.strip().splitlines() == ["error: --module-coupling -1.0: allowed 0 .. 1"]
+        main(["directions", "--world-gain", "-1"])
+    assert capsys.readouterr().err.strip().splitlines() == ["error: --world-gain -1.0: allowed 0 .. 10"]
+    with pytest.raises(SystemExit):
+        main(["directions", "--cycles", "30"])
+    assert capsys.readouterr().err.strip().splitlines() == ["error: --cycles 30: allowed 37 .. 100000"]
 
 
 @pytest.mark.integration
@@ -109,7 +127,7 @@ def test_the_workspace_bench_reports_both_directions_their_null_and_both_lesions
 
     out = workspace.main(["--seeds", "1", "--cycles", "50", "--agents", "8", "--modes", "disabled"])
     (run,) = out["runs"]
-    assert set(run["criterion"]) == {"workspace_to_modules", "modules_to_workspace", "loop", "loop_at_mib"}
+    assert set(run["criterion"]) == {"workspace_to_modules", "modules_to_workspace", "loop"}
     assert set(run["null"]) == set(analysis.DIRECTIONS)
     lesions = {r["lesion"]: r for r in out["lesion"]}
     assert set(lesions) == {"broadcast", "proposals"}

@@ -112,9 +112,15 @@ def run_report_disagreements(place: str, lines: list[str], rep: dict) -> list[st
         diff, (dlo, dhi) = r["difference_bits"], r["difference_ci_bits"]
         check(f"loop: {name}", re.escape(name) + rf" ({NUM}) bits, {cin}", [diff, dlo, dhi])
         if place != "CLI":
-            check(f"control table: {name}", re.escape(name) + rf": [\w-]+ \| broadcast cut \(the criterion\) \| "
-                  rf"({NUM}) bits \| ({NUM}) bits \| ({NUM}) bits \| \[({NUM}), ({NUM})\] bits",
+            check(f"control table: {name}", re.escape(name) + rf": [\w-]+ \| "
+                  rf"({NUM}) bits \| ({NUM}) bits \| ({NUM}) bits \| \[({NUM}), ({NUM})\] bits \| ",
                   [r["intact_bits"], r["twin_bits"], diff, dlo, dhi])
+            # Phi at the broadcast cut, descriptive: its own rows, named by the cut, never under the test's
+            phi_row = rep["controls"]["phi_at_broadcast_cut"][d]
+            check(f"Phi table: {name}", re.escape(name) + rf": [\w-]+ \| broadcast cut \| "
+                  rf"({NUM}) bits \| ({NUM}) bits \| ({NUM}) bits \| \[({NUM}), ({NUM})\] bits",
+                  [phi_row["intact_bits"], phi_row["twin_bits"], phi_row["difference_bits"],
+                   *phi_row["difference_ci_bits"]])
     if place == "CLI":
         return bad
     # the whole-run table's headline row and the descriptive mean per-cycle Phi, with its own interval
