@@ -49,7 +49,7 @@ def build_parser() -> OneLineParser:
     p.add_argument("--control", choices=("yoked", "none"),
                    help="yoked (default): every agent also runs as two twins, one whose modules read an "
                         "independent agent's broadcast and one whose workspace competes over that agent's "
-                        "proposals, and the report tests that both directions of the loop add Phi; "
+                        "proposals, and the report tests that each direction of the loop carries information (the loop test); "
                         "none: no twins, and no criterion on them (control.yoked)")
     p.add_argument("--lesion", metavar="WHAT", help="broadcast (modules read the fixed initial broadcast), "
                    "proposals (each workspace competes over an independent agent's proposals: a feedforward "

@@ -19,8 +19,9 @@ but not contingent on its own behaviour). Every agent a of the run gets:
 
 So each twin has everything the agent has except one direction of the loop through its own
 workspace, and the part that is cut is driven by signals with the statistics of real ones.
-Phi of the agents minus Phi of each kind of twin (agents as paired replications) is what
-that direction adds; the loop is closed only when both add (cognition.analysis.summary.loop_verdict).
+Each direction's directed information in the agents minus that in the twins that cut it (agents as
+paired replications) is what that direction carries; the loop is closed only when both are shown
+(cognition.phi.loop_test, which the run's criterion calls).
 When modules ignore the broadcast, the yoked twin is the agent bit for bit; when the workspace
 ignores the proposals, the proposal-yoked twin is.
 

@@ -25,7 +25,8 @@ CAPTIONS = {"phi": "Per-cycle Phi with its bootstrap band, the null model's band
             "mib": "Side of the MIB of each unit, per cycle and for the whole run",
             "workspace": "Mean evidence per module and the share of agents each module won",
             "ignition": "Access of one module as its bid is swept up and down (hysteresis), and dwell times",
-            "controls": "Each direction of the loop through the workspace: Phi of the agents against twins that cut it",
+            "controls": ("Each direction of the loop through the workspace: the agents against the twins that cut "
+                         "it (the loop test; Phi at the broadcast cut and at each MIB, descriptive)"),
             "hybrid": "Interference term, choice probability and belief of the hybrid module",
             "memory": "Memory, seconds and agents per launch per cycle"}
 

@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 UNITS = [f"m{i}.u" for i in range(6)] + ["workspace.broadcast_mean"]
 CRITERIA = ("run completed", "unrecovered errors", "Phi estimated and finite (the headline, per-agent mean)",
             "integrated: every bipartition crossed by coupling within agents, and the headline above 0",
-            "the loop closes: cutting either direction (workspace -> modules, modules -> workspace) lowers Phi "
-            "across the broadcast cut", "no unrequested fallback")
+            "the loop closes: each direction (workspace -> modules, modules -> workspace) carries more directed "
+            "information in the agents than in the twins that cut it", "no unrequested fallback")
 
 
 def _report(*, agents_path="per_agent", headline=0.2, ci=(0.05, 0.4), p=0.01, directions=None, note=None,
