@@ -8,8 +8,8 @@ import math
 from pathlib import Path
 
 # The measured tables that reports quote; refresh them with
-# python -m cognition.bench --json FILE calibration --seed 1 --jobs 2 (its "calibration" entry) and with LOOP_COMMAND
-# below (its "directions" entry: settings and summaries, the draws left out), and copy each entry here
+# python -m cognition.bench --json FILE calibration --seed 1 --jobs 2 (its "calibration" entry) and with the commands
+# the record lists under "directions" -> "commands" (their summaries, the draws left out), and copy each entry here
 RECORD = Path(__file__).with_name("calibration_record.json")
 COMMAND = "python -m cognition.bench calibration"
 
@@ -39,13 +39,12 @@ def applicable_calibration(agents: int, cycles: int, record: Path = RECORD) -> d
                          for r in targets]}
 
 
-# The loop test's record ("directions" in the same file): the summaries of
-# python -m cognition.bench --json FILE directions --draws 200 --cycles 50 200 --world-gain 0 1
-LOOP_COMMAND = "python -m cognition.bench directions --draws 200 --cycles 50 200 --world-gain 0 1"
+# The loop test's record ("directions" in the same file): the summaries of the commands it lists under "commands"
+# (python -m cognition.bench --json FILE directions ...), one per number of agents measured
 
 
 def applicable_loop_calibration(agents: int, cycles: int, record: Path = RECORD) -> dict | None:
-    """The loop test's measured power and false positives at the run length nearest ``cycles`` (log scale):
+    """The loop test's measured power and false positives at the size nearest (agents, cycles) (log scale):
     closed loops passing, a direction absent (relay, feedforward: twins that differ from their agents) with
     its interval above 0 and the loop passing, and twins against twins; each the range over the toy families,
     couplings and shared drives measured at that length (None when no record is installed)."""
@@ -67,7 +66,7 @@ def applicable_loop_calibration(agents: int, cycles: int, record: Path = RECORD)
     absent_dir = [r[f"{d}_above_zero"] / r["draws"] for r in rows for d in directions if not r["truth"][d]]
     absent_loop = [r["loop_passes"] / r["draws"] for r in rows if not all(r["truth"].values())]
     twins = [r[f"null_{d}_above_zero"] / r["draws"] for r in rows for d in directions]
-    return {"command": LOOP_COMMAND, "size": list(best), "exact_size": best == (agents, cycles),
+    return {"command": table["commands"][str(best[0])], "size": list(best), "exact_size": best == (agents, cycles),
             "draws": min(r["draws"] for r in rows), "closed_loop_passes": span(closed),
             "absent_direction_above_zero": span(absent_dir), "absent_direction_loop_passes": span(absent_loop),
             "twin_vs_twin_above_zero": span(twins)}
