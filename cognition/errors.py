@@ -31,6 +31,22 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first_line(str(exc))}"
 
 
+#: what a user's module (a plug-in's file or one of its methods) may raise that is not an Exception, and is
+#: the module's doing: the run's own signals never surface as these while it runs (cognition.runtime.stop,
+#: cognition.runtime.early_signals), so they are turned into the documented outcome instead of the run's exit
+MODULE_EXITS = (SystemExit, KeyboardInterrupt)
+
+
+def describe_module_error(exc: BaseException) -> str:
+    """What a user's module did, as one line: ``called sys.exit(0)``, ``raised KeyboardInterrupt`` or
+    ``raised Type: message``."""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})" if exc.code is not None else "called sys.exit()"
+    if isinstance(exc, KeyboardInterrupt):
+        return "raised KeyboardInterrupt itself (not a signal)"
+    return f"raised {describe_error(exc)}"
+
+
 class MissingExtraError(UsageError):
     """An optional extra (``pip install 'hybrid-cognition[NAME]'``) is needed and not installed."""
 

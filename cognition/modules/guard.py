@@ -6,7 +6,9 @@ Every call the loop makes to a module (``init_weights``, ``init_state``, ``propo
 was expected (docs/modules.md, "When a module fails"):
 
 * a method that raises (except out of memory, which goes on to the runner's retries, and a failure of
-  ``runtime.compile``, which has its own line);
+  ``runtime.compile``, which has its own line), or that calls ``sys.exit`` or raises KeyboardInterrupt
+  itself (``cognition.errors.MODULE_EXITS``: the run's own signals never surface as these while it runs),
+  so that a module cannot end the run with its own exit code;
 * an output that is not a tensor, or has the wrong shape, dtype or device: every tensor has the
   launch's rows (the agents and their controls' rows) first; content ``(rows, D)``, salience and
   each extra ``(rows,)``, units ``(rows, len(unit_signals))``, weights ``(rows, *weight_shapes[name])``;
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import torch
 
-from cognition.errors import ModuleFault, classify_oom, describe_error
+from cognition.errors import MODULE_EXITS, ModuleFault, classify_oom, describe_module_error
 from cognition.modules.base import Proposal
 
 MESSAGE_CHARS = 300  # of a module's own error message, quoted in the fault's line
@@ -68,14 +70,14 @@ class ProtocolGuard:
         memory, compilation), or unless a non-finite output earlier in the cycle explains it."""
         try:
             return fn(*args)
-        except Exception as exc:  # noqa: BLE001 - the module's error, named as the module's
-            if runtime_error(exc):
+        except (Exception, *MODULE_EXITS) as exc:  # noqa: BLE001 - the module's error (or exit), named as the module's
+            if isinstance(exc, Exception) and runtime_error(exc):
                 raise
             self.settle()
-            text = describe_error(exc)
+            text = describe_module_error(exc)
             if len(text) > MESSAGE_CHARS:
                 text = text[:MESSAGE_CHARS - 3] + "..."
-            raise self.fault(module, method, f"raised {text}") from exc
+            raise self.fault(module, method, text) from exc
 
     def settle(self) -> None:
         """The finiteness of every tensor recorded so far, with one host sync: a ModuleFault for the first

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cognition.modules import plugins
-from cognition.errors import ConfigError, PluginFileChanged, describe_error
+from cognition.errors import MODULE_EXITS, ConfigError, PluginFileChanged, describe_error, describe_module_error
 
 FIELD = "modules.plugins"
 FORMS = "'path/to/file.py:Class' or 'package.module:Class', optionally preceded by 'name='"
@@ -152,12 +152,12 @@ def _import_file(entry: str, path: Path):
     sys.modules[stem] = module  # dataclasses and pickling look the module up while it runs
     try:
         exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - the user's own module
-    except Exception as exc:  # noqa: BLE001 - whatever the file raises is the user's to fix
+    except (Exception, *MODULE_EXITS) as exc:  # noqa: BLE001 - whatever the file does is the user's to fix
         if held is None:
             sys.modules.pop(stem, None)
         else:
             sys.modules[stem] = held
-        raise _refuse(entry, f"a file that imports cleanly (it raised {describe_error(exc)})") from None
+        raise _refuse(entry, f"a file that imports cleanly (it {describe_module_error(exc)})") from None
     _executed[key] = digest
     return module, digest
 
@@ -166,8 +166,9 @@ def _import_module(entry: str, target: str):
     """(module, sha256 of its source file) for a dotted module name."""
     try:
         module = importlib.import_module(target)
-    except Exception as exc:  # noqa: BLE001 - a missing or broken module is the user's to fix
-        raise _refuse(entry, f"an importable module ({describe_error(exc)})") from None
+    except (Exception, *MODULE_EXITS) as exc:  # noqa: BLE001 - a missing or broken module is the user's to fix
+        what = describe_error(exc) if isinstance(exc, Exception) else f"it {describe_module_error(exc)}"
+        raise _refuse(entry, f"an importable module ({what})") from None
     file = getattr(module, "__file__", None)
     try:
         return module, _digest(Path(file).read_bytes())

@@ -161,6 +161,9 @@ def reference(faulty, tmp_path_factory):
     ("propose:nan:8", "module 'faulty' method 'propose' output 'salience' at cycle 8: contains NaN"),
     ("learn:raise:8", "module 'faulty' method 'learn' at cycle 8: raised RuntimeError"),
     ("units:shape:8", "module 'faulty' method 'units' output 'units' at cycle 8: has shape"),
+    # issue 43: a module's own exit is its fault, not the run's exit (exit 1, a checkpoint, a resume)
+    ("propose:exit:5", "module 'faulty' method 'propose' at cycle 5: called sys.exit(0)"),
+    ("learn:interrupt:5", "module 'faulty' method 'learn' at cycle 5: raised KeyboardInterrupt itself"),
 ])
 def test_the_run_stops_at_the_faulty_cycle_and_resumes_bit_identically_once_fixed(
         faulty, reference, tmp_path, capsys, monkeypatch, spec, named):
@@ -168,18 +171,18 @@ def test_the_run_stops_at_the_faulty_cycle_and_resumes_bit_identically_once_fixe
     monkeypatch.setenv("FAULTY_MODULE", spec)
     rc, _, err = run(fast_args(tmp_path, extra=MODULES) + ["--out", out], capsys)
     assert rc == 1 and len(err) == 1 and "Traceback" not in err[0], err
-    line = err[0]
-    assert line.startswith("error: run stopped in cycle 8: ModuleFault: " + named), line
+    line, cycle = err[0], int(spec.split(":")[2])
+    assert line.startswith(f"error: run stopped in cycle {cycle}: ModuleFault: " + named), line
     # checkpoints fall every 2 cycles; the state before the faulty cycle is checkpointed too
-    assert "last good checkpoint: cycle 7" in line and str(out) in line, line
-    assert len((out / "metrics.jsonl").read_text().splitlines()) == 7
+    assert f"last good checkpoint: cycle {cycle - 1}" in line and str(out) in line, line
+    assert len((out / "metrics.jsonl").read_text().splitlines()) == cycle - 1
     assert not (out / "report.json").exists()  # no criteria, no status "completed" for a faulty run
     monkeypatch.delenv("FAULTY_MODULE")  # the module fixed
     rc, _, err = run(["--resume", out], capsys)
     assert rc in (0, 1), err
     assert science(out) == reference
     recovery = json.loads((out / "report.json").read_text())["recovery"]
-    assert any(e["kind"] == "module_fault" and e["cycle"] == 8 and named in e["detail"] for e in recovery)
+    assert any(e["kind"] == "module_fault" and e["cycle"] == cycle and named in e["detail"] for e in recovery)
 
 
 def test_a_fault_before_cycle_1_is_one_line_exit_1_and_writes_nothing(faulty, tmp_path, capsys, monkeypatch):
@@ -218,7 +221,8 @@ def test_faults_in_a_fresh_interpreter_stop_in_one_line_and_resume_bit_identical
 
     ref = job(*args, "--out", tmp_path / "ref")
     assert ref.returncode in (0, 1) and "status: completed" in ref.stdout, ref.stderr
-    for i, spec in enumerate(["propose:inf:5:content", "learn:dtype:6", "units:nan:9", "propose:raise:4"]):
+    for i, spec in enumerate(["propose:inf:5:content", "learn:dtype:6", "units:nan:9", "propose:raise:4",
+                              "propose:exit:5"]):
         out = tmp_path / f"run{i}"
         stopped = job(*args, "--out", out, fault=spec)
         cycle = int(spec.split(":")[2])

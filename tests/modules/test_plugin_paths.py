@@ -138,6 +138,10 @@ def test_a_name_can_be_given_and_a_dotted_module_is_imported(tmp_path, plugin_fi
     ("import torch\nraise RuntimeError('broken\\nsecond line')\n", "X",
      "expected a file that imports cleanly (it raised RuntimeError: broken)"),
     ("def f(:\n", "X", "expected a file that imports cleanly (it raised SyntaxError"),
+    # issue 43: a file that ends the process its own way is refused like one that raises, not obeyed
+    ("import sys\nsys.exit(0)\n", "X", "expected a file that imports cleanly (it called sys.exit(0))"),
+    ("import sys\nsys.exit(3)\n", "X", "expected a file that imports cleanly (it called sys.exit(3))"),
+    ("raise KeyboardInterrupt\n", "X", "expected a file that imports cleanly (it raised KeyboardInterrupt itself"),
 ])
 def test_a_file_that_cannot_serve_is_one_line_naming_the_field(plugin_file, source, attr, fragment):
     mod = plugin_file(source)
@@ -173,6 +177,13 @@ def test_validate_refuses_a_bad_plugin_in_one_line_and_writes_nothing(tmp_path, 
     assert validate.main(["--config", str(config), "--out", str(out), "--disable-quantum", "--quick"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: modules.plugins = ") and "gone.py is missing" in err
+    assert not out.exists()
+    # a file that calls sys.exit(0) at import: exit 2 and one line naming it, not exit 0 and silence
+    (tmp_path / "quits.py").write_text("import sys\nsys.exit(0)\n")
+    config.write_text("modules: {plugins: ['quits.py:Quits'], enabled: [expectation]}\n")
+    assert validate.main(["--config", str(config), "--out", str(out), "--disable-quantum", "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "quits.py:Quits" in err and "(it called sys.exit(0))" in err
     assert not out.exists()
     assert validate.main(["--accept-plugin-change", "--out", str(out)]) == 2
     assert "--accept-plugin-change goes with --resume" in capsys.readouterr().err

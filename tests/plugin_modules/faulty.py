@@ -11,12 +11,13 @@ cycle it serves.
 
 The environment variable ``FAULTY_MODULE = METHOD:KIND:CYCLE[:OUTPUT]`` breaks METHOD (init_weights,
 init_state, propose, learn or units) at CYCLE (0 for the two that run before cycle 1) with KIND: raise,
-nan, inf, shape (a row short), dtype (the other float dtype), int (int64), device (the tensor moved
+exit (``sys.exit(0)``), interrupt (``raise KeyboardInterrupt``), nan, inf, shape (a row short), dtype (the other float dtype), int (int64), device (the tensor moved
 to the 'meta' device) or keys (a state with a key added). OUTPUT picks propose's output: salience
 (default), content or extras. Unset: a healthy module, so unsetting it "fixes" the module between a
 stop and its resume.
 """
 import os
+import sys
 
 import torch
 
@@ -37,6 +38,10 @@ def _broken(value: torch.Tensor, kind: str) -> torch.Tensor:
     """``value`` with one fault of ``kind``."""
     if kind == "raise":
         raise RuntimeError("faulty: the fault switched on by FAULTY_MODULE")
+    if kind == "exit":  # a module that ends the process its own way: the run must not exit 0 with it
+        sys.exit(0)
+    if kind == "interrupt":
+        raise KeyboardInterrupt
     if kind in ("nan", "inf"):
         value = value.clone()
         value.view(-1)[0] = float(kind)
