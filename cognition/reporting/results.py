@@ -35,10 +35,11 @@ class RunResults:
     """
 
     def __init__(self, run_dir: str | Path):
-        from cognition.reporting.rundata import load_run, load_units
+        from cognition.reporting.rundata import check_history, load_run, load_units
 
-        self._run = load_run(run_dir)
+        self._run = load_run(run_dir)  # refuses a metrics.jsonl that disagrees with report.json, naming the line
         self.path = self._run.path
+        check_history(self.path, len(self._run.records), exact=True)  # and a unit history of other cycles
         units = load_units(self.path, len(self._run.records))
         self._units = None if units is None else _frozen(units)
 

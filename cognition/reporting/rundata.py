@@ -47,8 +47,28 @@ def _read(path: Path, parse):
         raise NotARunError(f"{path}: cannot be read as a run file ({first})") from None
 
 
-def _records(text: str) -> list[dict]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+def _records(path: Path) -> list[dict]:
+    """metrics.jsonl's records, one per cycle 1..n; NotARunError naming the file's own line where a line is not a
+    JSON record or breaks the sequence of cycles (a damaged or hand-edited file)."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise NotARunError(f"{path}: cannot be read as a run file ({first_line(str(exc))})") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise NotARunError(f"{path}: line {number} is not a JSON record ({first_line(str(exc))}); the file is "
+                               "damaged (truncated?): restore it from a copy") from None
+        if not isinstance(record, dict) or record.get("cycle") != len(records) + 1:
+            got = record.get("cycle") if isinstance(record, dict) else type(record).__name__
+            raise NotARunError(f"{path}: line {number} holds cycle {got!r}, expected cycle {len(records) + 1}; the "
+                               "file is damaged or edited: restore it from a copy")
+        records.append(record)
+    return records
 
 
 def load_run(path: str | Path) -> RunData:
@@ -67,14 +87,19 @@ def load_run(path: str | Path) -> RunData:
     config = _read(path / CONFIG, yaml.safe_load)
     if not isinstance(report, dict) or "phi" not in report or not isinstance(config, dict):
         raise NotARunError(f"{path}: report.json or config.yaml is not a hybrid-cognition run's")
-    return RunData(path, report, _read(path / METRICS, _records),
-                   _read(path / PROVENANCE, json.loads), config)
+    records = _records(path / METRICS)
+    completed = report.get("cycles_completed")
+    if completed != len(records):
+        raise NotARunError(f"{path / METRICS}: holds {len(records)} cycle records, report.json {completed!r} cycles "
+                           "completed; one of them is damaged (truncated?): restore it from a copy")
+    return RunData(path, report, records, _read(path / PROVENANCE, json.loads), config)
 
 
-def check_history(path: str | Path, cycles: int) -> None:
+def check_history(path: str | Path, cycles: int, exact: bool = False) -> None:
     """NotARunError (one line naming the file and what is wrong) when the run directory's ``unit_history.npy``
-    is there but cannot be read (truncated, not an array) or holds fewer than ``cycles`` cycles: a report
-    rebuilt without it would drop the Phi bands without a word (:func:`load_units` falls back quietly)."""
+    is there but cannot be read (truncated, not an array) or holds fewer than ``cycles`` cycles (with ``exact``,
+    other than ``cycles``: a finished run records one row of signals per cycle): a report rebuilt without it
+    would drop the Phi bands without a word (:func:`load_units` falls back quietly)."""
     from cognition.runtime.unit_history import HISTORY_NAME, read_history
 
     f = Path(path) / HISTORY_NAME
@@ -86,7 +111,7 @@ def check_history(path: str | Path, cycles: int) -> None:
         raise NotARunError(f"{f}: cannot be read as the run's unit history ({first_line(str(exc))}); "
                            "it is damaged (truncated?): restore it, or remove it to rebuild the report "
                            "without the Phi bands") from None
-    if units.ndim != 3 or units.shape[1] < cycles:
+    if units.ndim != 3 or units.shape[1] < cycles or (exact and units.shape[1] != cycles):
         held = units.shape[1] if units.ndim == 3 else f"an array of shape {units.shape}"
         raise NotARunError(f"{f}: holds {held} cycles of unit signals, metrics.jsonl {cycles}; it is damaged "
                            "(truncated?): restore it, or remove it to rebuild the report without the Phi bands")

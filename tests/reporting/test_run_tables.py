@@ -142,3 +142,41 @@ def test_a_run_and_the_api_never_import_pandas_or_xarray(tmp_path):
     out = python_code(code)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout
+
+
+def test_a_damaged_run_directory_is_refused_naming_the_file_and_its_line(run_dir, tmp_path):
+    # issue 43: load() trusted a metrics.jsonl cut to 10 of 44 lines (reported as completed, with 10 cycles of
+    # units against report.json's 44) and named a truncated last line as "line 1". Reference: the construction,
+    # each file of a finished run cut or edited by hand in a copy of it
+    import shutil
+
+    from cognition.errors import NotARunError
+
+    def damaged(name, edit):
+        copy = tmp_path / name
+        shutil.copytree(run_dir, copy)
+        edit(copy)
+        with pytest.raises(NotARunError) as info:
+            hc.load(copy)
+        assert "\n" not in str(info.value)
+        return str(info.value)
+
+    def lines(copy):
+        return (copy / "metrics.jsonl").read_text().splitlines(keepends=True)
+
+    cycles = len(lines(run_dir))
+    msg = damaged("cut", lambda c: (c / "metrics.jsonl").write_text("".join(lines(c)[:10])))
+    assert "metrics.jsonl: holds 10 cycle records, report.json 44 cycles completed" in msg and cycles == 44
+    msg = damaged("torn", lambda c: (c / "metrics.jsonl").write_text("".join(lines(c))[:-40]))
+    assert f"metrics.jsonl: line {cycles} is not a JSON record" in msg
+    msg = damaged("swapped", lambda c: (c / "metrics.jsonl").write_text("".join([lines(c)[1], lines(c)[0],
+                                                                                  *lines(c)[2:]])))
+    assert "metrics.jsonl: line 1 holds cycle 2, expected cycle 1" in msg
+
+    def short_history(c):
+        units = np.load(c / "unit_history.npy")
+        np.save(c / "unit_history.npy", np.ascontiguousarray(units[:20]))
+
+    msg = damaged("history", short_history)
+    assert "unit_history.npy: holds 20 cycles of unit signals, metrics.jsonl 44" in msg
+    assert hc.load(run_dir).units.shape[1] == 44  # the intact run loads as before
