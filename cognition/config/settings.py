@@ -34,6 +34,9 @@ from cognition.modules import plugin_paths
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 MAX_CYCLES = 999_999_999  # checkpoints are named by a 9-digit cycle number
+# phi.bootstrap and phi.surrogates at most: cognition.phi.validation.MAX_RESAMPLES, the bound phi.estimate
+# itself keeps (written here too so that loading a config imports no numpy; tests/config/test_config.py)
+MAX_RESAMPLES = 10_000
 
 
 @dataclass(frozen=True)
@@ -135,8 +138,8 @@ class PhiConfig:
     window: int = num(12, ge=3)  # trailing cycles per per-cycle estimate
     shrinkage: Optional[str] = None
     centre: Literal["auto", "agent", "pooled"] = "auto"  # auto: per agent for >= 5 agents (cognition.phi.estimate)
-    bootstrap: int = num(200, ge=0)
-    surrogates: int = num(200, ge=0)
+    bootstrap: int = num(200, ge=0, le=MAX_RESAMPLES)
+    surrogates: int = num(200, ge=0, le=MAX_RESAMPLES)
     confidence: float = num(0.95, gt=0.0, lt=1.0)
 
 

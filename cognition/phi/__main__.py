@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from cognition.analysis.summary import integration_verdict
-from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least
+from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, int_between
 from cognition.errors import UsageError, first_line
 from cognition.reporting.datafile import AXES, CSV_COLUMNS, MAX_FILE_BYTES, DataSeries, read_series
 from cognition.phi.estimate import REPORTED, estimate
 from cognition.phi.result import PhiResult
+from cognition.phi.validation import MAX_RESAMPLES
 from cognition.analysis import fmt
 
 PROG = "python -m cognition.phi"
@@ -53,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="OUT", help="also write the result as JSON to OUT")
     p.add_argument("--measure", choices=REPORTED[::-1], default="phi_r", help="the headline measure (default phi_r)")
     p.add_argument("--lag", type=int_at_least(1), default=1, help="time steps between past and present (default 1)")
-    p.add_argument("--surrogates", type=int_at_least(1), default=200,
+    p.add_argument("--surrogates", type=int_between(1, MAX_RESAMPLES), default=200,
                    help="agent permutations per bipartition for the integration test (default 200)")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the bias correction and test (default 0)")
     p.add_argument("--confidence", type=_fraction, default=0.95, help="interval level (default 0.95)")
@@ -121,12 +124,32 @@ def describe(doc: dict) -> str:
     ])
 
 
+def _check_output(out: str) -> None:
+    """Refuse, before any work, a --json path that cannot take the result: a missing directory, a directory, an
+    existing file that cannot be written, or a new file in a directory where nothing can be created (a scratch
+    file is made and removed: /proc, a read-only mount). A writable device (/dev/stdout) is the user's choice."""
+    path = Path(out)
+    if not path.resolve().parent.is_dir():
+        raise UsageError(f"--json = {out!r}: its directory does not exist: expected a file in an existing directory")
+    if path.is_dir():
+        raise UsageError(f"--json = {out!r} is a directory: expected a file to write the result to")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"--json = {out!r} cannot be written (no write permission): expected a writable file")
+        return
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.resolve().parent, prefix=".phi-json-check-"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--json = {out!r}: nothing can be written in its directory ({exc.strerror or exc}): "
+                         "expected a file in a writable directory") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
-        if args.json and not Path(args.json).resolve().parent.is_dir():
-            raise UsageError(f"--json = {args.json!r}: its directory does not exist: expected a file in an "
-                             "existing directory")
+        if args.json:
+            _check_output(args.json)
         series = read_series(args.file, args.axes, args.var)
         try:
             result = estimate_series(series, args.lag, args.surrogates, args.seed, args.confidence)

@@ -11,6 +11,9 @@ import numbers
 import numpy as np
 
 SEARCHES = ("auto", "exhaustive", "queyranne")
+#: bootstrap replicates and surrogates at most: p-values resolve to 1e-4 there, and the work and the memory grow
+#: linearly past it (1e8 surrogates asked for 5.96 GiB and ran past a minute; issue 43)
+MAX_RESAMPLES = 10_000
 
 
 def check_var1(A, noise_cov) -> tuple[np.ndarray, np.ndarray]:
@@ -93,7 +96,7 @@ def check_options(search: str, shrinkage, bootstrap: int, surrogates: int, confi
         if isinstance(shrinkage, bool) or not isinstance(shrinkage, numbers.Real) or not 0.0 <= shrinkage <= 1.0:
             raise ValueError(f"shrinkage must be None, 'ledoit-wolf' or a float in [0, 1], got {shrinkage!r}")
     for name, value in (("bootstrap", bootstrap), ("surrogates", surrogates)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_RESAMPLES:
+            raise ValueError(f"{name} must be an integer from 0 to {MAX_RESAMPLES}, got {value!r}")
     if not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be a float in (0, 1), got {confidence!r}")

@@ -82,3 +82,20 @@ def test_a_width_over_the_qubit_cap_is_refused_when_the_run_is_built():
 def test_reduce_policy_allows_wide_modules():
     cfg = load_config(overrides={"quantum": {"mode": "lite", "lite_max_qubits": 4, "on_cap_exceeded": "reduce"}})
     assert cfg.modules.expectation.qubits == 6 and cfg.quantum.qubit_cap == 4
+
+
+def test_resample_counts_are_bounded_where_the_estimate_bounds_them():
+    # issue 43: phi.surrogates had no upper bound (1e8 asked for 5.96 GiB); the config refuses what
+    # phi.estimate would refuse at the end of the run, before the run starts
+    import pytest
+
+    from cognition.config.settings import MAX_RESAMPLES, load_config
+    from cognition.errors import ConfigError
+    from cognition.phi.validation import MAX_RESAMPLES as ESTIMATE_MAX
+
+    assert MAX_RESAMPLES == ESTIMATE_MAX == 10_000
+    assert load_config(overrides={"phi": {"surrogates": MAX_RESAMPLES}}).phi.surrogates == MAX_RESAMPLES
+    for key in ("surrogates", "bootstrap"):
+        with pytest.raises(ConfigError) as info:
+            load_config(overrides={"phi": {key: MAX_RESAMPLES + 1}})
+        assert f"phi.{key}" in str(info.value) and "\n" not in str(info.value)

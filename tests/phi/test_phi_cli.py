@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import time
 import sys
 from pathlib import Path
 
@@ -165,9 +166,15 @@ def test_bad_flags_and_a_missing_extra_are_one_line(ensemble, tmp_path, capsys, 
                            (["--seed", "-1"], "--seed: -1 is not allowed: expected an integer >= 0"),
                            (["--confidence", "1.5"], "--confidence: 1.5 is not allowed"),
                            (["--json", tmp_path / "no" / "out.json"], "its directory does not exist"),
-                           (["--var", "units"], "--var = 'units' goes with a .nc file")):
+                           (["--var", "units"], "--var = 'units' goes with a .nc file"),
+                           # issue 43: bounded counts, and an output refused before the work, not after it
+                           (["--surrogates", "100000000"], "expected an integer from 1 to 10000"),
+                           (["--json", tmp_path], "is a directory: expected a file"),
+                           (["--json", "/proc/out.json"], "nothing can be written in its directory")):
+        started = time.perf_counter()
         rc, _, err = _run(capsys, tmp_path / "X.npy", *argv)
         assert rc == 2 and len(err) == 1 and fragment in err[0], (argv, err)
+        assert time.perf_counter() - started < 1.0, argv  # refused before any estimate
     monkeypatch.setitem(sys.modules, "xarray", None)  # `import xarray` raises ImportError
     (tmp_path / "X.nc").write_bytes(b"\x89HDF\r\n\x1a\n")
     rc, _, err = _run(capsys, tmp_path / "X.nc")

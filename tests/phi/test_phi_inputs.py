@@ -68,8 +68,9 @@ def test_degenerate_data_is_rejected():
     ({"lag": 0}, "lag must be an integer >= 1"),
     ({"shrinkage": 1.5}, "shrinkage must be None, 'ledoit-wolf' or a float in"),
     ({"shrinkage": "oas"}, "shrinkage must be"),
-    ({"bootstrap": -1}, "bootstrap must be an integer >= 0"),
-    ({"surrogates": 2.5}, "surrogates must be an integer >= 0"),
+    ({"bootstrap": -1}, "bootstrap must be an integer from 0 to 10000"),
+    ({"surrogates": 2.5}, "surrogates must be an integer from 0 to 10000"),
+    ({"surrogates": 10**8}, "surrogates must be an integer from 0 to 10000, got 100000000"),  # issue 43
     ({"confidence": 1.0}, r"confidence must be a float in \(0, 1\)"),
     ({"search": "greedy"}, "search must be one of"),
     ({"bootstrap": 10, "resample": "agents"}, "at least 2 agents"),
