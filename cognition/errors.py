@@ -31,6 +31,31 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first_line(str(exc))}"
 
 
+def path_kind(path) -> str:
+    """What a path that is not a regular file is, for a one-line refusal: ``does not exist``, ``is a directory``,
+    ``is a character device``, ``is a symlink to /dev/zero, a character device``, ``is a symlink to a missing
+    file (...)``; ``is a regular file`` when it is one."""
+    import os
+    import stat
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            return f"is a symlink to a missing file ({os.readlink(path)})"
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be examined ({exc.strerror or exc})"
+    kinds = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    if path.is_symlink():
+        return f"is a symlink to {os.path.realpath(path)}, {kind}"
+    return f"is {kind}"
+
+
 #: what a user's module (a plug-in's file or one of its methods) may raise that is not an Exception, and is
 #: the module's doing: the run's own signals never surface as these while it runs (cognition.runtime.stop,
 #: cognition.runtime.early_signals), so they are turned into the documented outcome instead of the run's exit

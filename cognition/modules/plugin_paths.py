@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cognition.modules import plugins
-from cognition.errors import MODULE_EXITS, ConfigError, PluginFileChanged, describe_error, describe_module_error
+from cognition.errors import (MODULE_EXITS, ConfigError, PluginFileChanged, describe_error, describe_module_error,
+                              path_kind)
 
 FIELD = "modules.plugins"
 FORMS = "'path/to/file.py:Class' or 'package.module:Class', optionally preceded by 'name='"
@@ -137,7 +138,9 @@ def _import_file(entry: str, path: Path):
     bytes executed. A module this process imported from the same file is used again unless the
     file changed since this function executed it."""
     if path.suffix != ".py" or not path.is_file():
-        raise _refuse(entry, f"an existing .py file ({path} is {'not a .py file' if path.is_file() else 'missing'})")
+        what = "is not a .py file" if path.is_file() else ("is missing" if not path.exists() and not path.is_symlink()
+                                                             else path_kind(path))
+        raise _refuse(entry, f"an existing .py file ({path} {what})")
     try:
         source = path.read_bytes()
     except OSError as exc:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.errors import DataFileError
+from cognition.errors import DataFileError, path_kind
 from cognition.reporting.extras import TABLES, import_extra
 from cognition.phi.agents import MIN_AGENTS
 
@@ -72,9 +72,8 @@ def read_series(path: str | Path, axes: str | None = None, variable: str | None 
     if suffix not in EXTENSIONS:
         raise DataFileError(f"FILE = '{path}': the extension {suffix or '(none)'!r} is not allowed: expected "
                             f"{', '.join(EXTENSIONS)}")
-    if not path.is_file():
-        why = "is a directory" if path.is_dir() else "does not exist"
-        raise DataFileError(f"FILE = '{path}' {why}: expected a readable {suffix} file")
+    if not path.is_file():  # a regular file, or a symlink to one; the message says what else it is
+        raise DataFileError(f"FILE = '{path}' {path_kind(path)}: expected a readable {suffix} file")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise DataFileError(f"FILE = '{path}' is {size / 2**20:.1f} MiB: files above {MAX_FILE_BYTES // 2**20} MiB "
@@ -133,7 +132,7 @@ def _read_csv(path: Path) -> tuple[np.ndarray, list[str]]:
     labels: dict[str, dict[str, int]] = {"agent": {}, "unit": {}}
     agent_of, unit_of, times, values = [], [], [], []
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with open(path, newline="", encoding="utf-8-sig") as f:  # -sig: a byte-order mark (Excel) is not a header
             reader = csv.reader(f)
             header = [h.strip().lower() for h in next(reader, [])]
             if sorted(header) != sorted(CSV_COLUMNS):

@@ -155,6 +155,13 @@ def test_a_file_that_cannot_serve_is_one_line_naming_the_field(plugin_file, sour
 def test_missing_files_modules_and_taken_names_are_refused(tmp_path, plugin_file):
     with pytest.raises(ConfigError, match=r"expected an existing \.py file \(.*nope\.py is missing\)"):
         _cfg([f"{tmp_path}/nope.py:Echo"])
+    # issue 43: a directory or a device named like a module is said to be one, not "missing"
+    (tmp_path / "folder.py").mkdir()
+    with pytest.raises(ConfigError, match=r"\(.*folder\.py is a directory\)"):
+        _cfg([f"{tmp_path}/folder.py:Echo"])
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match=r"\(.*zero\.py is a symlink to /dev/zero, a character device\)"):
+        _cfg([f"{tmp_path}/zero.py:Echo"])
     with pytest.raises(ConfigError, match=r"expected an importable module \(ModuleNotFoundError: No module named "
                                           "'no_such_pkg_h1'\\)"):
         _cfg(["no_such_pkg_h1.mod:Echo"])

@@ -145,6 +145,31 @@ def test_what_it_cannot_estimate_is_one_line_and_exit_2(ensemble, tmp_path, caps
 
 
 @netcdf
+def test_what_a_path_is_is_said_and_a_csv_with_a_byte_order_mark_is_read(ensemble, tmp_path, capsys):
+    # issue 43: a symlink to a device "did not exist", and Excel's UTF-8 CSV (a byte-order mark before the
+    # header) was refused with a header printed identical to the expected one
+    (tmp_path / "zero.npy").symlink_to("/dev/zero")
+    (tmp_path / "folder.csv").mkdir()
+    (tmp_path / "broken.npy").symlink_to(tmp_path / "gone.npy")
+    for name, fragment in (("zero.npy", "is a symlink to /dev/zero, a character device"),
+                           ("folder.csv", "is a directory"), ("broken.npy", "is a symlink to a missing file"),
+                           ("nothing.npy", "does not exist")):
+        rc, _, err = _run(capsys, tmp_path / name)
+        assert rc == 2 and len(err) == 1 and fragment in err[0], (name, err)
+    A, T, n = ensemble.shape
+    lines = ["agent,time,unit,value"] + [f"{a},{t},u{i},{float(ensemble[a, t, i])!r}"
+                                         for a in range(A) for t in range(T) for i in range(n)]
+    (tmp_path / "plain.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "excel.csv").write_text("\n".join(lines) + "\n", encoding="utf-8-sig")
+    assert (tmp_path / "excel.csv").read_bytes()[:3] == b"\xef\xbb\xbf"
+    outs = []
+    for name in ("plain.csv", "excel.csv"):
+        rc, out, err = _run(capsys, tmp_path / name, *FLAGS)
+        assert rc == 0, err
+        outs.append(out.replace(name, "FILE"))
+    assert outs[0] == outs[1]
+
+
 def test_an_unreadable_netcdf_file_is_one_line(ensemble, tmp_path, capsys):
     _bad_files(tmp_path, ensemble)
     rc, _, err = _run(capsys, tmp_path / "junk.nc")
