@@ -336,3 +336,57 @@ def test_reference_paper_examples(net, formalism, ref):
             assert round(r.phi_s, 2) == published["phi_s"]
         else:
             assert abs(r.phi_s - published["phi_s"]) <= 0.01
+
+
+def test_a_system_above_the_size_limit_is_refused_at_once_unless_asked_for():
+    # issue 43: an 8-node phi_structure ran past 120 s, a 10-node iit4 took 3.7 GB, a 16-node one asked for 32 GiB.
+    # Reference: the measured limits of cognition/phi/iit4/limits.py (docs/iit4.md, "Size limits")
+    import time
+
+    from cognition import phi
+    from cognition.phi.iit4.limits import MAX_STRUCTURE_NODES, MAX_SYSTEM_NODES
+
+    assert (MAX_SYSTEM_NODES, MAX_STRUCTURE_NODES) == (8, 6)
+    for n in (10, 12, 16):
+        tpm = np.full((2 ** n, n), 0.5)
+        for f, limit in ((phi.iit4, 8), (phi.phi_structure, 6), (phi.maximal_complex, 8)):
+            started = time.perf_counter()
+            with pytest.raises(ValueError) as info:
+                f(tpm, (0,) * n, validate_state=False)
+            message = str(info.value)
+            assert time.perf_counter() - started < 1.0 and "\n" not in message
+            assert f"{n} nodes is above {f.__name__}'s limit of {limit}" in message
+            assert f"pass max_nodes={n}" in message
+    # a subsystem within the limit of a larger network is computed; asking raises the limit. A constant TPM has
+    # no cause-effect power, so phi_s and big Phi are exactly 0 (the definitions: every repertoire is unconstrained)
+    tpm = np.full((2 ** 7, 7), 0.5)
+    with pytest.raises(ValueError, match="above phi_structure's limit of 6"):
+        phi.phi_structure(tpm, (0,) * 7, validate_state=False)
+    assert phi.phi_structure(tpm, (0,) * 7, nodes=(0, 1, 2), validate_state=False).big_phi == 0.0
+    assert phi.iit4(tpm, (0,) * 7, validate_state=False, max_nodes=7).phi_s == 0.0
+    with pytest.raises(ValueError, match="max_nodes: got 0"):
+        phi.iit4(tpm, (0,) * 7, max_nodes=0)
+
+
+def test_the_refusal_needs_no_memory_under_a_1_gb_address_space_limit():
+    # issue 43, item 3: no case above 1 GB without the user's asking, checked under RLIMIT_AS (ulimit -v)
+    import resource
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\nfrom cognition import phi\n"
+            "for n in (8, 10, 12, 16):\n"
+            "    tpm = np.full((2 ** n, n), 0.5)\n"
+            "    for f in (phi.iit4, phi.phi_structure):\n"
+            "        try:\n            f(tpm, (0,) * n, validate_state=False)\n            print(f.__name__, n, 'computed')\n"
+            "        except ValueError as e:\n            print(f.__name__, n, 'refused')\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 ** 30, 2 ** 30))
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, preexec_fn=limit,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split("\n")[:8] == ["iit4 8 computed", "phi_structure 8 refused", "iit4 10 refused",
+                                           "phi_structure 10 refused", "iit4 12 refused", "phi_structure 12 refused",
+                                           "iit4 16 refused", "phi_structure 16 refused"]

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..iit3.tpm import _check_state
 from .cause_effect import _prepare
+from .limits import check_size
 from .sia import PRECISION, SystemIrreducibility, _check_formalism, _eq, _validated, analyze_candidate
 from .structure import phi_structure
 
@@ -102,7 +103,8 @@ def _cliques(items: list[SystemIrreducibility]) -> list[list[SystemIrreducibilit
 
 
 def maximal_complex(tpm, state, cm=None, formalism: str = "IIT_4_0_2023",
-                    big_phi: Callable | None = None, validate_state: bool = True) -> ComplexAnalysis:
+                    big_phi: Callable | None = None, validate_state: bool = True,
+                    max_nodes: int | None = None) -> ComplexAnalysis:
     """Exclusion over all candidate systems: the complexes and the maximal complex.
 
     Args:
@@ -116,6 +118,8 @@ def maximal_complex(tpm, state, cm=None, formalism: str = "IIT_4_0_2023",
             state is unreachable with the background fixed are skipped (and an unreachable
             network state gives no complex). False keeps them; an unreachable network
             state then raises ValueError, as PyPhi does.
+        max_nodes: the largest network whose candidate systems are all computed (default None: 8, as
+            :func:`.sia.iit4`); a larger one is refused before any work.
 
     Returns:
         :class:`ComplexAnalysis`.
@@ -125,6 +129,7 @@ def maximal_complex(tpm, state, cm=None, formalism: str = "IIT_4_0_2023",
         raise ValueError(f"big_phi: got {big_phi!r}; allowed: None or a callable")
     sbn, cm_arr = _validated(tpm, cm)
     full = _check_state(state, sbn.shape[1])
+    check_size(sbn.shape[1], "maximal_complex", max_nodes)
     effect_cache: dict = {}
     factor_cache: dict = {}
     results = []

@@ -59,6 +59,7 @@ from .cause_effect import (
     index_state,
     information_density,
 )
+from .limits import check_size
 from .system_partitions import PartitionTable, SystemPartition, describe, partition_table
 
 FORMALISMS = ("IIT_4_0_2023", "IIT_4_0_2026")
@@ -436,7 +437,7 @@ def _validated(tpm, cm):
 
 
 def iit4(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
-         validate_state: bool = True) -> SystemIrreducibility:
+         validate_state: bool = True, max_nodes: int | None = None) -> SystemIrreducibility:
     """Exact IIT 4.0 system integrated information phi_s of ``nodes`` in ``state``.
 
     Args:
@@ -450,6 +451,8 @@ def iit4(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
         formalism: "IIT_4_0_2023" (default) or "IIT_4_0_2026" (the Eq. 23 cap).
         validate_state: PyPhi's ``validate_system_states`` (default True): the system's
             state must be reachable with the background fixed; False computes anyway.
+        max_nodes: the largest candidate system computed (default None: 8,
+            :data:`cognition.phi.iit4.limits.MAX_SYSTEM_NODES`); a larger one is refused before any work.
 
     Returns:
         :class:`SystemIrreducibility` (phi_s in bits, the MIP, cause/effect states).
@@ -464,18 +467,19 @@ def iit4(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
     sub = _check_nodes(nodes, n)
     if not sub:
         raise ValueError("nodes: got an empty selection; allowed: one or more indices in 0..N-1")
+    check_size(len(sub), "iit4", max_nodes)
     return analyze_candidate(_prepare(sbn, cm_arr, full, sub, bool(validate_state)), formalism)
 
 
 def iit4_batch(tpm, states, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
-               validate_state: bool = True) -> list:
+               validate_state: bool = True, max_nodes: int | None = None) -> list:
     """phi_s for many states and/or many TPMs in one call.
 
     Args:
         tpm: one TPM (2^N, N) or a stack (m, 2^N, N) of TPMs.
         states: (s, N) array of network states, or one state (N,) for every TPM of a stack;
             with a stack and s = m, state i goes with TPM i.
-        cm, nodes, formalism, validate_state: as :func:`iit4` (shared by all).
+        cm, nodes, formalism, validate_state, max_nodes: as :func:`iit4` (shared by all).
 
     Returns:
         list of :class:`SystemIrreducibility` (None for a state PyPhi rejects as
@@ -513,6 +517,7 @@ def iit4_batch(tpm, states, cm=None, nodes=None, formalism: str = "IIT_4_0_2023"
             sub = _check_nodes(nodes, sbn.shape[1])
             if not sub:
                 raise ValueError("nodes: got an empty selection; allowed: one or more indices in 0..N-1")
+            check_size(len(sub), "iit4_batch", max_nodes)
             if key is not None:
                 prepared[key] = (sbn, cm_arr, sub)
         try:

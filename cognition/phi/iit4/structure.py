@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from . import cause_effect as ce
 from .distinctions import Distinction, MechanismTables, compute_mices, resolve_congruence
+from .limits import check_size
 from .relations import relations_summary
 from .sia import SystemIrreducibility, _check_formalism, analyze_candidate
 
@@ -108,7 +109,7 @@ def phi_structure_of_candidate(system: ce.CandidateSystem, formalism: str = "IIT
 
 
 def phi_structure(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
-                  validate_state: bool = True) -> PhiStructure:
+                  validate_state: bool = True, max_nodes: int | None = None) -> PhiStructure:
     """IIT 4.0 Phi-structure (distinctions, relations, big Phi) of `nodes` in `state`.
 
     Args:
@@ -125,6 +126,8 @@ def phi_structure(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_202
         validate_state: PyPhi's `validate_system_states` (default True): the system's state
             must be reachable with the background fixed at its current state. The network
             state itself must always have a possible past.
+        max_nodes: the largest candidate system computed (default None: 6,
+            `cognition.phi.iit4.limits.MAX_STRUCTURE_NODES`); a larger one is refused before any work.
 
     Returns:
         `PhiStructure` (big_phi, sums, counts, distinctions, phi_s and the system states).
@@ -135,11 +138,12 @@ def phi_structure(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_202
     """
     formalism = _check_formalism(formalism)
     system = ce.prepare_candidate(tpm, state, cm=cm, nodes=nodes, validate_state=validate_state)
+    check_size(len(system.nodes), "phi_structure", max_nodes)
     return phi_structure_of_candidate(system, formalism)
 
 
 def phi_structures(tpm, states, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
-                   validate_state: bool = True) -> list:
+                   validate_state: bool = True, max_nodes: int | None = None) -> list:
     """`phi_structure` for each state of `states` ((s, N) zeros and ones), in order.
 
     A state PyPhi rejects as unreachable gives None instead of raising.
@@ -154,7 +158,7 @@ def phi_structures(tpm, states, cm=None, nodes=None, formalism: str = "IIT_4_0_2
     for row in st:
         try:
             out.append(phi_structure(tpm, row, cm=cm, nodes=nodes, formalism=formalism,
-                                     validate_state=validate_state))
+                                     validate_state=validate_state, max_nodes=max_nodes))
         except ValueError as err:
             if "unreachable" not in str(err):
                 raise
