@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 
-from cognition.analysis.summary import DIRECTION_LABELS, DIRECTIONS
+from cognition.analysis.summary import DIRECTIONS
+from cognition.phi.directed import DIRECTION_LABELS
 from cognition.analysis import fmt
 from cognition.analysis.wording import headline_numbers, headline_pooled
 

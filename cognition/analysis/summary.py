@@ -19,7 +19,7 @@ from cognition.analysis import fmt
 from cognition.analysis.calibration_record import applicable_calibration, applicable_loop_calibration
 from cognition.analysis.statistics import batch_means_ci
 from cognition.phi.difference import paired_differences
-from cognition.phi.directed import DIRECTION_LABELS, loop_test
+from cognition.phi.directed import loop_test
 
 
 def summarise_phi(cfg, records: list[dict], units: np.ndarray, unit_names: list[str], window: int) -> dict:

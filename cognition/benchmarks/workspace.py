@@ -163,7 +163,8 @@ def summary(rows: list[dict]) -> dict:
 
 
 def _line(r: dict) -> str:
-    from cognition.analysis.summary import DIRECTION_LABELS, DIRECTIONS
+    from cognition.analysis.summary import DIRECTIONS
+    from cognition.phi.directed import DIRECTION_LABELS
 
     s, c = r["winner_share"], r["criterion"]
     shares = " ".join(f"{k[:4]} {v:.3f}" for k, v in s.items())

@@ -10,7 +10,7 @@ measured rates stay in docs/calibration.md and docs/architecture.md, which the l
 """
 from __future__ import annotations
 
-from cognition.analysis.summary import DIRECTION_LABELS
+from cognition.phi.directed import DIRECTION_LABELS
 from cognition.phi.agents import MIN_AGENTS, PAIRS_PER_VARIABLE
 from cognition.analysis import fmt
 from cognition.reporting.sections import criterion_value

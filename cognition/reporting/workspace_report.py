@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cognition.analysis.summary import DIRECTION_LABELS, DIRECTIONS
+from cognition.analysis.summary import DIRECTIONS
+from cognition.phi.directed import DIRECTION_LABELS
 from cognition.analysis import fmt
 from cognition.reporting.document import Table
 from cognition.reporting.plots import DPI, save_figure, module_order, pyplot
