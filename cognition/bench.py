@@ -29,7 +29,8 @@ SUITES = {
     "meanci": "coverage of the report's CI of mean per-cycle Phi on a stationary VAR(1)",
     "workspace": "competition figures and the loop criterion over seeds, with its null (twins to other donors) "
                  "and both lesions",
-    "directions": "the loop criterion (both directions) on linear toys: feedforward, relay and looped workspaces",
+    "directions": "power and false positives of the loop test on linear toys with the loop's timing: closed loops "
+                  "(with and without module memory), relays and feedforward workspaces",
     "compare": "false-positive rate of cognition.report's across-run test (headline Phi) on same-mode, "
                "different-seed groups",
 }

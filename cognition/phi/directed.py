@@ -28,8 +28,8 @@ given every input the pairs share (a drive common to all agents with per-agent g
 start-up transient): both receive it through the same weights, and the donor's signal replaces one that
 has no effect. So the differences are independent and centred at 0 given the shared input, and the
 interval keeps its level; removing the shared course across agents first would couple the pairs (each
-agent's residual depends on the others') and was measured to break that (``python -m cognition.bench
-directions``; docs/calibration.md). The loop is shown closed only when both intervals lie above 0, an
+agent's residual depends on the others'), which a prototype of the ``bench directions`` toy measured to break
+it (docs/calibration.md, "The loop test"). The loop is shown closed only when both intervals lie above 0, an
 intersection-union test at the level of each (Berger 1982, Technometrics 24:295).
 """
 from __future__ import annotations
@@ -135,7 +135,8 @@ def directed_information(X, modules, workspace) -> dict[str, np.ndarray]:
     agent's lagged pairs (x_{t-1}, x_t), Wishart-corrected (module docstring).
     """
     arrays, m, w = check_loop_inputs({"X": X}, modules, workspace)
-    return _directed(arrays["X"], m, w, independent_units([arrays["X"]], m, w))
+    cov, dof = _lagged_covariances(arrays["X"][:, :, m + w])
+    return _directed(cov, dof, len(m), independent_units([cov], len(m)))
 
 
 def _lagged_covariances(X: np.ndarray) -> tuple[np.ndarray, int]:
@@ -148,45 +149,46 @@ def _lagged_covariances(X: np.ndarray) -> tuple[np.ndarray, int]:
     return 0.5 * (cov + np.swapaxes(cov, 1, 2)), dof
 
 
-def independent_units(series: list[np.ndarray], m: list[int], w: list[int]) -> np.ndarray:
-    """(pairs, len(m) + len(w)) bool: the units each pair keeps, the same for the agent and its twins.
+def independent_units(covs: list[np.ndarray], n_modules: int) -> np.ndarray:
+    """(pairs, k) bool: the units each pair keeps, the same for the agent and its twins.
 
-    A unit that is a linear function of the pair's other units of the same side in any of the ``series``
-    (say a workspace whose broadcast never leaves one direction, so two of its read-outs are proportional)
-    leaves the covariance singular. Per side, in the order given, a unit is kept when the lagged pairs of the
-    kept units stay of full rank (smallest eigenvalue of their correlation matrix above RANK_TOLERANCE) in
-    every series; each side keeps at least its first unit.
+    ``covs``: each series' :func:`_lagged_covariances` (pairs, 2k, 2k) of the loop's k units, modules first.
+    A unit that is a linear function of the pair's other units of the same side in any series (say a
+    workspace whose broadcast never leaves one direction, so two of its read-outs are proportional) leaves
+    the covariance singular. Per side, in the order given, a unit is kept when the lagged pairs of the kept
+    units stay of full rank (smallest eigenvalue of their correlation matrix above RANK_TOLERANCE) in every
+    series; each side keeps at least its first unit. Pairs that keep the same units are checked together.
     """
-    k = len(m) + len(w)
-    keep = np.zeros((series[0].shape[0], k), dtype=bool)
-    covs = [_lagged_covariances(X[:, :, m + w])[0] for X in series]
-    for side in (range(len(m)), range(len(m), k)):
+    pairs, k = covs[0].shape[0], covs[0].shape[-1] // 2
+    keep = np.zeros((pairs, k), dtype=bool)
+    for side in (range(n_modules), range(n_modules, k)):
         for pos in side:
+            if pos == side.start:
+                keep[:, pos] = True
+                continue
             trial = keep.copy()
             trial[:, pos] = True
-            ok = np.ones(len(keep), dtype=bool)
-            for cov in covs:
-                for a in range(len(keep)):
-                    idx = np.flatnonzero(trial[a])
-                    both = np.concatenate([idx, idx + k])
-                    ok[a] &= np.linalg.eigvalsh(cov[a][np.ix_(both, both)])[0] > RANK_TOLERANCE
-            first = pos == side.start
-            keep[:, pos] = ok | first
+            ok = np.ones(pairs, dtype=bool)
+            for pattern in np.unique(trial, axis=0):
+                rows = np.flatnonzero(np.all(trial == pattern, axis=1))
+                idx = np.flatnonzero(pattern)
+                both = np.concatenate([idx, idx + k])
+                for cov in covs:
+                    ok[rows] &= np.linalg.eigvalsh(cov[rows][:, both[:, None], both[None, :]])[:, 0] > RANK_TOLERANCE
+            keep[:, pos] = ok
     return keep
 
 
-def _directed(X: np.ndarray, m: list[int], w: list[int], keep: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Per agent, each direction (bits); ``keep`` (agents, len(m) + len(w)): the units each agent keeps
-    (:func:`independent_units`; all when None). Agents that keep the same units are computed together."""
-    X = X[:, :, m + w]  # the loop's units only, modules first
-    k = X.shape[-1]
-    cov, dof = _lagged_covariances(X)
-    keep = np.ones((X.shape[0], k), dtype=bool) if keep is None else keep
-    out = {d: np.empty(X.shape[0]) for d in DIRECTIONS}
+def _directed(cov: np.ndarray, dof: int, n_modules: int, keep: np.ndarray) -> dict[str, np.ndarray]:
+    """Per agent, each direction (bits), from its lagged covariance (:func:`_lagged_covariances`) of the loop's
+    k units, modules first; ``keep`` (agents, k): the units each agent keeps (:func:`independent_units`).
+    Agents that keep the same units are computed together."""
+    k = cov.shape[-1] // 2
+    out = {d: np.empty(cov.shape[0]) for d in DIRECTIONS}
     for pattern in np.unique(keep, axis=0):
         rows = np.flatnonzero(np.all(keep == pattern, axis=1))
-        mods = [i for i in range(len(m)) if pattern[i]]
-        ws = [i for i in range(len(m), k) if pattern[i]]
+        mods = [i for i in range(n_modules) if pattern[i]]
+        ws = [i for i in range(n_modules, k) if pattern[i]]
         c = cov[rows]
         out["workspace_to_modules"][rows] = _conditional_mi_bits(c, ws, [i + k for i in mods], mods, dof)
         out["modules_to_workspace"][rows] = _conditional_mi_bits(c, [i + k for i in mods], [i + k for i in ws], ws,
@@ -301,13 +303,14 @@ def loop_test(agents, cut_workspace_to_modules, cut_modules_to_workspace, module
         raise ValueError(f"confidence must be a number in [0.5, 1), got {confidence!r}")
     arrays, m, w = check_loop_inputs({"agents": agents, "cut_workspace_to_modules": cut_workspace_to_modules,
                                       "cut_modules_to_workspace": cut_modules_to_workspace}, modules, workspace)
-    keep = independent_units(list(arrays.values()), m, w)  # the same units for an agent and its twins
-    mine = _directed(arrays["agents"], m, w, keep)
+    covs = {name: _lagged_covariances(X[:, :, m + w]) for name, X in arrays.items()}  # the loop's units, modules first
+    keep = independent_units([c for c, _ in covs.values()], len(m))  # the same units for an agent and its twins
+    mine = _directed(*covs["agents"], len(m), keep)
     out = {}
     for d in DIRECTIONS:
-        twins = arrays[TWIN_ARGUMENTS[d]]
-        identical = bool(np.array_equal(twins, arrays["agents"]))
-        theirs = mine if identical else _directed(twins, m, w, keep)
+        twins = TWIN_ARGUMENTS[d]
+        identical = bool(np.array_equal(arrays[twins], arrays["agents"]))
+        theirs = mine if identical else _directed(*covs[twins], len(m), keep)
         out[d] = DirectionTest(d, mine[d], theirs[d], float(confidence), identical)
     units = m + w
     dropped = {str(units[i]): int((~keep[:, i]).sum()) for i in range(keep.shape[1]) if not keep[:, i].all()}

@@ -101,9 +101,16 @@ def _why_not_integrated(phi: dict, agents: int, alpha: float) -> list[str]:
 
 def _why_no_loop(controls: dict) -> list[str]:
     directions = controls.get("directions")
-    power = (f"the loop test finds each direction of a closed loop with the cycle's timing in >= 99 % of linear toys "
-             f"at 32 agents x 50 cycles ({CALIBRATION}, \"The loop test\"), so a direction not shown here is weak "
-             "or absent in these agents, or the run is too short or has too few agents")
+    calib = controls.get("calibration")
+    if calib:  # the record's figures at the run's size (the nearest measured), as the report quotes them
+        lo, hi = calib["closed_loop_passes"]
+        size = f"{calib['size'][0]} agents x {calib['size'][1]} cycles"
+        measured = f"in {fmt.percent(lo)}-{fmt.percent(hi)} of linear toys at {size}"
+    else:
+        measured = "in >= 99 % of linear toys at 32 agents x 50 cycles"
+    power = (f"the loop test finds a closed loop with the cycle's timing {measured} ({CALIBRATION}, \"The loop "
+             "test\"), so a direction not shown here is weak or absent in these agents, or the run is too short "
+             "or has too few agents")
     if not directions:
         note = controls.get("note") or "no yoked control in this run (--control none)"
         return [f"the loop's control was not estimated: {note}"]
