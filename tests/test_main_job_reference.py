@@ -1,6 +1,6 @@
 """The main job's numbers, bit for bit, against a stored reference run (issue 32: the house moved; the numbers
-did not). tests/reference/main_job.json was written by 0.6.0 (issue 41's loop test); against 0.5.0's run at git
-bfed8e2 only the loop criterion's sections changed (its "about" says which), the unit history not at all."""
+did not). tests/reference/main_job.json was written by 0.7.0 (issue 42's latency-aligned removal of the shared
+course); its "about" says what changed against 0.6.0's run at git 0b6f49c."""
 from __future__ import annotations
 
 import hashlib

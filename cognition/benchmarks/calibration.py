@@ -9,8 +9,11 @@ test and the interval) on ensembles whose agents differ, as the loop's do:
   agent; cognition.phi.calibration): stationary independent AR(1) units; the same with a shared
   start-up transient; a drive shared by every agent and unit with per-agent gain factors
   (lognormal, sigma 1); independent AR(1) units whose coefficients and scales differ per agent;
-  two coupled halves per agent, independent of each other; and units of real runs of the loop
-  with each module's units (and the workspace's) taken from a different agent;
+  two coupled halves per agent, independent of each other; units of real runs of the loop
+  with each module's units (and the workspace's) taken from a different agent (50 cycles only); and
+  (issue 42) a shared AR(0.9) drive reaching each agent with its own latency (0-2 or 0-1 cycles),
+  independent units whose innovation SD jumps x3 or /3 at a time per agent (and at one time for all),
+  and dense coupled halves of radius 0.6-0.95, with and without that jump;
 * accuracy and coverage against the exact mean per-agent Phi_R on three families of agents
   with known Phi: every agent its own random VAR(1) (6-8 nodes), one strongly coupled system
   with each agent's units' signs flipped at random, and a system whose bipartitions nearly tie;
@@ -21,6 +24,7 @@ is seeded by (seed, family, size, index), so any row can be repeated alone.
 """
 from __future__ import annotations
 
+import argparse
 import time
 import zlib
 
@@ -33,9 +37,15 @@ from cognition.runtime.threads import cpu_threads
 
 NULL_SIZES = ((32, 50), (8, 50))
 SIZES = ((32, 50), (32, 200), (8, 50), (8, 200))
+REAL = "real runs, modules from different agents"
 NULL_FAMILIES = ("stationary independent AR(1)", "independent, shared start-up transient (3 SD)",
                  "shared drive, per-agent gain lognormal(0, 1)", "heterogeneous independent AR(1)",
-                 "two independent coupled halves", "real runs, modules from different agents")
+                 "two independent coupled halves", REAL,
+                 "shared AR(0.9) drive, per-agent latency 0-2 cycles", "shared AR(0.9) drive, per-agent latency 0-1 cycle",
+                 "independent AR(1), innovation SD x3 or /3 at a time per agent",
+                 "independent AR(1), innovation SD x3 or /3 at one time for all agents",
+                 "dense coupled halves (4 + 4), radius 0.6-0.95",
+                 "dense coupled halves (4 + 4), SD jump at a time per agent")
 TARGET_FAMILIES = ("random VAR(1) per agent (6-8 nodes)", "strong system, random unit signs",
                    "near-tied system, random unit signs")
 def _parser():
@@ -50,7 +60,32 @@ def _parser():
                    help="master seed of every generator (0 to 2^32 - 1; default 0)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes, one CPU thread each (default 1)")
     p.add_argument("--only", choices=("nulls", "accuracy"), help="measure one half only")
+    p.add_argument("--null-sizes", type=_sizes, default=NULL_SIZES, metavar="AxT[,AxT...]",
+                   help="agents x cycles of the null families (default 32x50,8x50; the real-run family only at "
+                        "50 cycles, the length of its runs)")
+    p.add_argument("--families", type=_families, default=None, metavar="I[,I...]",
+                   help=f"null families by index 0-{len(NULL_FAMILIES) - 1} in the order of the record (default all)")
     return p
+
+
+def _sizes(text: str) -> tuple:
+    """'32x50,8x50' -> ((32, 50), (8, 50)); one line and exit 2 through argparse."""
+    try:
+        sizes = tuple(tuple(int(v) for v in item.split("x")) for item in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not AxT[,AxT...]: {text!r}") from None
+    if not all(len(s) == 2 and 5 <= s[0] <= 1024 and 20 <= s[1] <= 20_000 for s in sizes):
+        raise argparse.ArgumentTypeError(f"each size AxT needs 5 <= A <= 1024 agents and 20 <= T <= 20000 cycles: {text!r}")
+    return sizes
+
+
+def _families(text: str) -> tuple:
+    """'0,6' -> the null families with those indices."""
+    try:
+        chosen = tuple(NULL_FAMILIES[int(i)] for i in text.split(","))
+    except (ValueError, IndexError):
+        raise argparse.ArgumentTypeError(f"family indices 0-{len(NULL_FAMILIES) - 1}, comma-separated: {text!r}") from None
+    return chosen
 
 
 def _check(args) -> None:
@@ -80,6 +115,14 @@ def null_system(family: str, rng: np.random.Generator, agents: int, cycles: int,
         return C.heterogeneous_ar1(rng, agents, cycles, 7)
     if family == NULL_FAMILIES[4]:
         return C.independent_halves(rng, agents, cycles, 8)
+    if family in NULL_FAMILIES[6:8]:
+        return C.lagged_drive(rng, agents, cycles, 6, lags=(0, 1, 2) if family == NULL_FAMILIES[6] else (0, 1))
+    if family in NULL_FAMILIES[8:10]:
+        return C.variance_jump(rng, agents, cycles, 6, same_time=family == NULL_FAMILIES[9])
+    if family == NULL_FAMILIES[10]:
+        return C.simulate_ensemble(C.dense_halves(rng, agents, 8), cycles, rng)
+    if family == NULL_FAMILIES[11]:
+        return C.variance_jump(rng, agents, cycles, 8, A=C.dense_halves(rng, agents, 8))
     units, names = runs[int(rng.integers(len(runs)))]
     return disconnect_modules(units, names, rng)
 
@@ -167,9 +210,12 @@ def _rate(x) -> float:
 
 
 def _measured(pool, task, sizes, families, count: int):
-    """(family, agents, cycles, results (count, k), seconds) for every size and family, tasks run on ``pool``."""
+    """(family, agents, cycles, results (count, k), seconds) for every size and family, tasks run on ``pool``
+    (the real-run family at 50 cycles only, the length of its runs)."""
     for agents, cycles in sizes:
         for family in families:
+            if family == REAL and cycles != 50:
+                continue
             t0 = time.perf_counter()
             tasks = [(family, agents, cycles, i) for i in range(count)]
             yield family, agents, cycles, np.array(list(pool.map(task, tasks, chunksize=2))), time.perf_counter() - t0
@@ -177,7 +223,8 @@ def _measured(pool, task, sizes, families, count: int):
 
 def _null_rows(args, pool) -> list[dict]:
     rows = []
-    for family, agents, cycles, out, seconds in _measured(pool, _null_task, NULL_SIZES, NULL_FAMILIES, args.systems):
+    families = args.families or NULL_FAMILIES
+    for family, agents, cycles, out, seconds in _measured(pool, _null_task, args.null_sizes, families, args.systems):
         p, head, lo = out[:, 0], out[:, 1], out[:, 2]
         row = {"family": family, "agents": agents, "cycles": cycles, "systems": len(out), "alpha": args.alpha,
                "false_positive_rate": _rate(p < args.alpha), "verdict_rate": _rate((p < args.alpha) & (lo > 0)),
@@ -215,12 +262,13 @@ def main(argv: list[str] | None = None) -> dict:
     out = {"settings": vars(args)}
     runs = {}
     with cpu_threads(1):
-        if args.only != "accuracy":
+        if args.only != "accuracy" and REAL in (args.families or NULL_FAMILIES):
             runs = {a: [real_run_units(mode, seed, agents=a) for mode in ("lite", "disabled")
-                        for seed in range(args.runs)] for a in sorted({a for a, _ in NULL_SIZES})}
+                        for seed in range(args.runs)] for a in sorted({a for a, c in args.null_sizes if c == 50})}
         with bound_pool(args.jobs, initializer=_share, initargs=(vars(args), runs)) as pool:  # workers die with us
             if args.only != "accuracy":
                 out["null_families"] = _null_rows(args, pool)
+            if runs:
                 largest = max(runs)
                 res = np.array([_estimate(units, args.surrogates, i) for i, (units, _) in enumerate(runs[largest])])
                 out["intact_runs"] = {"runs": len(res), "agents": largest, "cycles": 50,

@@ -151,3 +151,60 @@ def independent_halves(rng: np.random.Generator, agents: int, T: int, n: int) ->
         A[a, :h, :h] = random_var1(rng, h)
         A[a, h:, h:] = random_var1(rng, n - h)
     return simulate_ensemble(A, T, rng)
+
+
+def lagged_drive(rng: np.random.Generator, agents: int, T: int, n: int, lags=(0, 1, 2), sigma: float = 0.5,
+                 rho: float = 0.8, drive_rho: float = 0.9) -> np.ndarray:
+    """Independent AR(1) units plus one AR(1) drive that reaches each agent with its own latency.
+
+    x_a,i(t) = u_a,i(t) + g_a c_a,i d(t - l_a): u independent AR(1) (``rho``, unit stationary variance), d one
+    stationary AR(1) (``drive_rho``), l_a drawn per agent from ``lags``, g_a ~ lognormal(0, sigma) per agent
+    and c_a,i ~ lognormal(0, 0.25) per unit (a stimulus-locked response with per-subject latency and
+    amplitude). No coupling within agents: every bipartition is null.
+    """
+    pad = max(lags)
+    U = independent_ar1(rng, agents, T, n, rho) * np.sqrt(1.0 - rho**2)
+    d = np.empty(T + pad)
+    x = rng.standard_normal()
+    for t in range(T + pad):
+        x = drive_rho * x + np.sqrt(1.0 - drive_rho**2) * rng.standard_normal()
+        d[t] = x
+    lag = rng.choice(np.asarray(lags), size=agents)
+    gain = rng.lognormal(0.0, sigma, (agents, 1)) * rng.lognormal(0.0, 0.25, (agents, n))
+    course = np.stack([d[pad - l:pad - l + T] for l in lag])             # (agents, T): d(t - l_a)
+    return U + gain[:, None, :] * course[:, :, None]
+
+
+def variance_jump(rng: np.random.Generator, agents: int, T: int, n: int, rho: float = 0.8,
+                  same_time: bool = False, A: np.ndarray | None = None) -> np.ndarray:
+    """Units whose innovation SD jumps x3 or /3 (chosen per agent) at a time drawn per agent in [T/10, 9T/10).
+
+    A None: independent AR(1) units (``rho``); else (agents, n, n) each agent's VAR(1), run 50 steps before
+    the record starts. same_time: one jump time for every agent (the control). Every unit of an agent
+    shares its schedule (a per-agent non-stationarity: a change of state or of recording gain).
+    """
+    lo, hi = T // 10, T - T // 10
+    when = np.full(agents, rng.integers(lo, hi)) if same_time else rng.integers(lo, hi, size=agents)
+    factor = np.where(rng.random(agents) < 0.5, 3.0, 1.0 / 3.0)
+    burn = 0 if A is None else 50
+    x = rng.standard_normal((agents, n)) / np.sqrt(1.0 - rho**2) if A is None else np.zeros((agents, n))
+    X = np.empty((agents, T + burn, n))
+    for t in range(T + burn):
+        scale = np.where(t - burn >= when, factor, 1.0)[:, None]
+        drift = rho * x if A is None else np.einsum("aij,aj->ai", A, x)
+        x = drift + scale * rng.standard_normal((agents, n))
+        X[:, t] = x
+    return X[:, burn:]
+
+
+def dense_halves(rng: np.random.Generator, agents: int, n: int) -> np.ndarray:
+    """(agents, n, n): two halves per agent, each a dense ``random_var1`` of radius uniform in [0.6, 0.95]
+    (every edge), independent of each other: the cut between the halves is the exact MIB, Phi = 0, while
+    the parts are strongly coupled inside (the boundary the interval must cover)."""
+    h = n // 2
+    A = np.zeros((agents, n, n))
+    for a in range(agents):
+        for part in (slice(0, h), slice(h, n)):
+            size = part.stop - part.start
+            A[a, part, part] = random_var1(rng, size, radius=rng.uniform(0.6, 0.95), density=1.0)
+    return A

@@ -17,7 +17,7 @@ import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
 from cognition.phi.cut_test import every_cut_test
-from cognition.phi.agents import BIAS_REPLICATES, MIN_AGENTS, agent_minimum, corrected_tables
+from cognition.phi.agents import BIAS_REPLICATES, MAX_LATENCY, MIN_AGENTS, agent_minimum, corrected_tables
 from cognition.phi.measures import measures_at
 from cognition.phi.resampling import (
     basic_interval,
@@ -70,8 +70,9 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     (X_{t-lag}, X_t) formed within each agent, centred on the pooled mean and pooled into one
     (2n, 2n) covariance (divided by N - 1); the basic bootstrap and the circular-shift null below.
     shared: with centre='agent', 'remove' (default) regresses each unit, with its own gain, on the
-    other agents' mean trajectory of it, so Phi measures coupling within agents beyond the course
-    every agent shares; 'keep' leaves it in (Phi then counts a time-locked transient as integration).
+    other agents' mean course of it, aligned to the agent's own latency (Woody 1967; within
+    +-MAX_LATENCY cycles, cross-fitted: cognition.phi.agents.remove_shared_course), so Phi measures
+    coupling within agents beyond the course every agent shares; 'keep' leaves it in (Phi then counts a time-locked transient as integration).
     shrinkage (centre='pooled' only): None, 'ledoit-wolf' (intensity estimated, Ledoit & Wolf 2004)
     or a float lambda in [0, 1]: S -> (1 - lambda) S + lambda (tr S / 2n) I.
     bootstrap: number of bootstrap replicates for a basic interval at ``confidence``
@@ -151,8 +152,8 @@ def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, s
     row.update({k: np.array([float(per_agent[k].plug_in.mean())]) for k in REPORTED},
                masks=modal[None], normalised=np.array([False]))
     method = {"search": "exhaustive, per agent",
-              "covariance": (("shared course removed (each unit regressed on the other agents' mean trajectory), "
-                              if remove else "") + "each agent's own lagged pairs, standardised per agent"),
+              "covariance": ((f"shared course removed (each unit regressed on the other agents' mean course, aligned "
+                               f"to its agent's latency within +-{MAX_LATENCY} cycles, cross-fitted), " if remove else "") + "each agent's own lagged pairs, standardised per agent"),
               "estimand": "mean over agents of each agent's own minimum of the measure over bipartitions",
               "bias_correction": (f"Wishart log-det correction, then a parametric bootstrap of each agent "
                                   f"({replicates} VAR(1) ensembles) for serial dependence and the minimum's "

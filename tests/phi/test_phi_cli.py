@@ -220,3 +220,16 @@ def test_the_command_is_one_line_without_traceback_and_stays_light(ensemble, tmp
     out = python_code(code, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_the_docs_latency_example_says_not_integrated(tmp_path):
+    # docs/phi.md, "A common input with per-agent latency": 32 agents x 200 steps of independent units and one
+    # shared AR(0.9) drive reaching each agent 0, 1 or 2 steps late (cognition.phi.calibration.lagged_drive:
+    # no coupling within agents, so "integrated" would be false). 0.6.0 said "integrated: yes" on this file.
+    code = ("import numpy as np; from cognition.phi import calibration as C; "
+            "np.save('latency.npy', C.lagged_drive(np.random.default_rng(0), 32, 200, 6))")
+    made = python_code(code, cwd=tmp_path, timeout=120)
+    assert made.returncode == 0, made.stderr[-2000:]
+    res = command("cognition.phi", "latency.npy", cwd=tmp_path, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "integrated: no (alpha 0.05)" in res.stdout
