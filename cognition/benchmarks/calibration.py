@@ -41,7 +41,8 @@ REAL = "real runs, modules from different agents"
 NULL_FAMILIES = ("stationary independent AR(1)", "independent, shared start-up transient (3 SD)",
                  "shared drive, per-agent gain lognormal(0, 1)", "heterogeneous independent AR(1)",
                  "two independent coupled halves", REAL,
-                 "shared AR(0.9) drive, per-agent latency 0-2 cycles", "shared AR(0.9) drive, per-agent latency 0-1 cycle",
+                 "shared AR(0.9) drive, per-agent latency 0-2 cycles",
+                 "shared AR(0.9) drive, per-agent latency 0-1 cycle",
                  "independent AR(1), innovation SD x3 or /3 at a time per agent",
                  "independent AR(1), innovation SD x3 or /3 at one time for all agents",
                  "dense coupled halves (4 + 4), radius 0.6-0.95",
@@ -61,10 +62,11 @@ def _parser():
     p.add_argument("--jobs", type=int, default=1, help="worker processes, one CPU thread each (default 1)")
     p.add_argument("--only", choices=("nulls", "accuracy"), help="measure one half only")
     p.add_argument("--null-sizes", type=_sizes, default=NULL_SIZES, metavar="AxT[,AxT...]",
-                   help="agents x cycles of the null families (default 32x50,8x50; the real-run family only at "
-                        "50 cycles, the length of its runs)")
+                   help="agents x cycles of the null families, each 5-128 agents and 20-5000 cycles (default "
+                        "32x50,8x50; the real-run family only at 50 cycles, the length of its runs)")
     p.add_argument("--families", type=_families, default=None, metavar="I[,I...]",
-                   help=f"null families by index 0-{len(NULL_FAMILIES) - 1} in the order of the record (default all)")
+                   help=f"null families by index 0-{len(NULL_FAMILIES) - 1} in the order of the record "
+                        "(default all)")
     return p
 
 
@@ -74,8 +76,9 @@ def _sizes(text: str) -> tuple:
         sizes = tuple(tuple(int(v) for v in item.split("x")) for item in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not AxT[,AxT...]: {text!r}") from None
-    if not all(len(s) == 2 and 5 <= s[0] <= 1024 and 20 <= s[1] <= 20_000 for s in sizes):
-        raise argparse.ArgumentTypeError(f"each size AxT needs 5 <= A <= 1024 agents and 20 <= T <= 20000 cycles: {text!r}")
+    if not all(len(s) == 2 and 5 <= s[0] <= 128 and 20 <= s[1] <= 5000 for s in sizes):
+        raise argparse.ArgumentTypeError(f"each size AxT needs 5 <= A <= 128 agents and 20 <= T <= 5000 "
+                                         f"cycles: {text!r}")
     return sizes
 
 
@@ -84,7 +87,8 @@ def _families(text: str) -> tuple:
     try:
         chosen = tuple(NULL_FAMILIES[int(i)] for i in text.split(","))
     except (ValueError, IndexError):
-        raise argparse.ArgumentTypeError(f"family indices 0-{len(NULL_FAMILIES) - 1}, comma-separated: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"family indices 0-{len(NULL_FAMILIES) - 1}, comma-separated: "
+                                         f"{text!r}") from None
     return chosen
 
 
@@ -105,24 +109,21 @@ def null_system(family: str, rng: np.random.Generator, agents: int, cycles: int,
     """One system of a null family (see the module docstring)."""
     from cognition.phi import calibration as C
 
-    if family == NULL_FAMILIES[0]:
-        return C.independent_ar1(rng, agents, cycles, 7)
-    if family == NULL_FAMILIES[1]:
-        return C.independent_ar1(rng, agents, cycles, 7, start_sd=3.0)
-    if family == NULL_FAMILIES[2]:
-        return C.shared_drive(rng, agents, cycles, 7, sigma=1.0)
-    if family == NULL_FAMILIES[3]:
-        return C.heterogeneous_ar1(rng, agents, cycles, 7)
-    if family == NULL_FAMILIES[4]:
-        return C.independent_halves(rng, agents, cycles, 8)
-    if family in NULL_FAMILIES[6:8]:
-        return C.lagged_drive(rng, agents, cycles, 6, lags=(0, 1, 2) if family == NULL_FAMILIES[6] else (0, 1))
-    if family in NULL_FAMILIES[8:10]:
-        return C.variance_jump(rng, agents, cycles, 6, same_time=family == NULL_FAMILIES[9])
-    if family == NULL_FAMILIES[10]:
-        return C.simulate_ensemble(C.dense_halves(rng, agents, 8), cycles, rng)
-    if family == NULL_FAMILIES[11]:
-        return C.variance_jump(rng, agents, cycles, 8, A=C.dense_halves(rng, agents, 8))
+    made = {
+        NULL_FAMILIES[0]: lambda: C.independent_ar1(rng, agents, cycles, 7),
+        NULL_FAMILIES[1]: lambda: C.independent_ar1(rng, agents, cycles, 7, start_sd=3.0),
+        NULL_FAMILIES[2]: lambda: C.shared_drive(rng, agents, cycles, 7, sigma=1.0),
+        NULL_FAMILIES[3]: lambda: C.heterogeneous_ar1(rng, agents, cycles, 7),
+        NULL_FAMILIES[4]: lambda: C.independent_halves(rng, agents, cycles, 8),
+        NULL_FAMILIES[6]: lambda: C.lagged_drive(rng, agents, cycles, 6, lags=(0, 1, 2)),
+        NULL_FAMILIES[7]: lambda: C.lagged_drive(rng, agents, cycles, 6, lags=(0, 1)),
+        NULL_FAMILIES[8]: lambda: C.variance_jump(rng, agents, cycles, 6),
+        NULL_FAMILIES[9]: lambda: C.variance_jump(rng, agents, cycles, 6, same_time=True),
+        NULL_FAMILIES[10]: lambda: C.simulate_ensemble(C.dense_halves(rng, agents, 8), cycles, rng),
+        NULL_FAMILIES[11]: lambda: C.variance_jump(rng, agents, cycles, 8, A=C.dense_halves(rng, agents, 8)),
+    }.get(family)
+    if made is not None:
+        return made()
     units, names = runs[int(rng.integers(len(runs)))]
     return disconnect_modules(units, names, rng)
 

@@ -8,7 +8,10 @@ Pure numpy; used by ``python -m cognition.bench calibration`` and by the tests. 
   above their mean (a shared, time-locked transient); a drive shared by every agent and unit
   with a per-agent gain factor (lognormal); independent AR(1) units whose coefficients and
   scales differ per agent; two coupled halves per agent that are independent of each other,
-  each agent its own couplings (the one null bipartition sets the intersection-union p-value).
+  each agent its own couplings (the one null bipartition sets the intersection-union p-value);
+  and the structures of real recordings (issue 42): a drive reaching each agent with its own
+  latency (``lagged_drive``), an innovation SD that jumps at a time per agent (``variance_jump``),
+  and two strongly coupled halves independent of each other (``dense_halves``).
 * Accuracy and coverage: ensembles of agents with exact per-agent Phi
   (``analytical_var1(..., rule="minimum")``): every agent its own random VAR(1)
   (``random_agents``); one strongly coupled system with each agent's units' signs flipped at

@@ -72,7 +72,8 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     shared: with centre='agent', 'remove' (default) regresses each unit, with its own gain, on the
     other agents' mean course of it, aligned to the agent's own latency (Woody 1967; within
     +-MAX_LATENCY cycles, cross-fitted: cognition.phi.agents.remove_shared_course), so Phi measures
-    coupling within agents beyond the course every agent shares; 'keep' leaves it in (Phi then counts a time-locked transient as integration).
+    coupling within agents beyond the course every agent shares; 'keep' leaves it in (Phi then counts a
+    time-locked transient as integration).
     shrinkage (centre='pooled' only): None, 'ledoit-wolf' (intensity estimated, Ledoit & Wolf 2004)
     or a float lambda in [0, 1]: S -> (1 - lambda) S + lambda (tr S / 2n) I.
     bootstrap: number of bootstrap replicates for a basic interval at ``confidence``
@@ -152,8 +153,9 @@ def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, s
     row.update({k: np.array([float(per_agent[k].plug_in.mean())]) for k in REPORTED},
                masks=modal[None], normalised=np.array([False]))
     method = {"search": "exhaustive, per agent",
-              "covariance": ((f"shared course removed (each unit regressed on the other agents' mean course, aligned "
-                               f"to its agent's latency within +-{MAX_LATENCY} cycles, cross-fitted), " if remove else "") + "each agent's own lagged pairs, standardised per agent"),
+              "covariance": ((f"shared course removed (each unit regressed on the other agents' mean course, "
+                              f"aligned to its agent's latency within +-{MAX_LATENCY} cycles, cross-fitted), "
+                              if remove else "") + "each agent's own lagged pairs, standardised per agent"),
               "estimand": "mean over agents of each agent's own minimum of the measure over bipartitions",
               "bias_correction": (f"Wishart log-det correction, then a parametric bootstrap of each agent "
                                   f"({replicates} VAR(1) ensembles) for serial dependence and the minimum's "

@@ -146,3 +146,14 @@ def test_calibration_suite_refuses_a_bad_count_in_one_line(capsys):
         bench(["calibration", "--systems", "0"])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and err == ["error: --systems 0: allowed 1 .. 100000"]
+
+
+@pytest.mark.parametrize("flag, value, says", [("--null-sizes", "32by50", "not AxT"),
+                                                ("--null-sizes", "4x50", "5 <= A <= 128"),
+                                                ("--families", "12", "family indices 0-11")])
+def test_calibration_suite_refuses_bad_sizes_and_families_in_one_line(capsys, flag, value, says):
+    from cognition.bench import main as bench
+
+    assert bench(["calibration", flag, value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0] and flag in err[0]
