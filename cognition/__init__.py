@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"
 
 #: module or package -> layer (the table above); tests/test_layers.py reads it
 LAYERS = {

@@ -10,27 +10,39 @@ Each H0_B is tested by trial shuffling (Perkel, Gerstein & Moore 1967, Biophys. 
 Vicente et al. 2011, J. Comput. Neurosci. 30:45): surrogate agent a keeps its units on one
 side of B and takes the other side's from agent pi(a), pi a uniformly random permutation of
 the agents; each unit keeps its whole time course. The statistic is computed **within
-agents**, the same estimand as the headline: the mean over agents of each agent's own plug-in
-Phi at B (Phi_WMS or Phi_R, from the agent's own lagged covariance). Agents may differ in
-their couplings and their signs: a surrogate agent is a real agent's part beside another
-real agent's part, so no pooling across agents can cancel a coupling. The small-sample bias
-of the per-agent plug-in value is the same for data and surrogates at a given B (same
-sizes), so it needs no correction here.
+agents**: agents may differ in their couplings and their signs, and a surrogate agent is a real
+agent's part beside another real agent's part, so no pooling across agents can cancel a coupling.
+
+**The statistic: residual cross-correlations, standardised for each agent's own schedule.** Each
+unit is prewhitened by its own autoregression of order ``lag`` (least squares, per agent); for a
+surrogate or real agent, every residual cross-correlation between a unit on one side of B and a
+unit on the other, at time shifts -lag .. lag, is standardised by its heteroscedasticity-consistent
+standard error, z = sum_t e_i(t) e_j(t + l) / sqrt(sum_t e_i(t)^2 e_j(t + l)^2) (White 1980,
+Econometrica 48:817), and the statistic at B is the mean over agents of the sum of z^2 (Haugh 1976,
+J. Am. Stat. Assoc. 71:378: the univariate residual cross-correlation test of independence of two
+series). Why not each agent's plug-in Phi at B (0.7.0 and before): trial shuffling needs the agents
+exchangeable, and a non-stationarity an agent carries in all its units breaks that: an innovation SD
+that jumps x3 at a time of its own in each agent makes the products of two units of one agent
+heavier-tailed than those of two agents (their schedules align), and the mean Phi at a null cut 93.5 %
+"significant" (issue 42). z^2 has expectation ~1 whatever the schedule, for real and surrogate agents
+alike: 0 % on that family, and more power on the loop's real runs (docs/calibration.md).
 
 A union null is rejected at level alpha by rejecting every H0_B at level alpha: the
 intersection-union test (Berger 1982, Technometrics 24:295; Berger & Hsu 1996, Stat.
 Sci. 11:283), whose p-value is max_B p_B, valid whatever the dependence between the p_B.
-The weakest bipartition (largest p_B) is reported with it.
+The weakest bipartition (largest p_B) is reported with it. The test does not depend on the
+measure (Phi_WMS or Phi_R): H0_B is the same for both.
 
 Exactness under heterogeneity is not free: when agents differ in their units' dynamics, a
 part paired with its own agent's other part can differ in its null spread from one paired
 with another agent's; ``python -m cognition.bench calibration`` measures the false-positive
 rate on such families (docs/calibration.md).
 
-Cost: a surrogate agent (a, b) at B needs only a's and b's own lagged pairs, so the statistic
-of every pair of agents the permutations use is computed once per bipartition (at most A^2
-pairs, independent of the number of permutations), and each permutation's statistic is a
-mean of table entries.
+Cost: the z^2 of every pair of agents, unit pair and shift is one table (A^2 n^2 (2 lag + 1) values,
+each a sum over T), and the statistic of every bipartition and permutation a masked sum of it.
+
+:func:`pair_statistics` and :func:`shuffled_means` give the plug-in Phi of surrogate agents, which the
+interval's lower end uses at the boundary (cognition.phi.agents, "The lower end at Phi = 0").
 """
 from __future__ import annotations
 
@@ -43,22 +55,23 @@ from cognition.phi.measures import bipartition_values
 from cognition.phi.partitions import all_bipartition_masks
 
 MEASURES = ("phi_wms", "phi_r")
+SHUFFLE_PARTNERS = 8   # partners on each side per agent in shuffled_means
 
 
 @dataclasses.dataclass(frozen=True)
 class CutTest:
-    """p-values of the every-bipartition trial-shuffling test, per measure.
+    """p-value of the every-bipartition trial-shuffling test (the same for every measure).
 
-    p_value[k]: max over bipartitions of p_B (the intersection-union p-value);
-    weakest[k]: the bipartition attaining it, as a mask (n,) bool; per_cut[k]: every p_B,
-    in the order of ``masks``; observed[k]: the statistic (mean per-agent plug-in Phi, bits) per
+    p_value: max over bipartitions of p_B (the intersection-union p-value); weakest: the bipartition
+    attaining it, as a mask (n,) bool; per_cut: every p_B, in the order of ``masks``; observed: the
+    statistic (mean over agents of the summed squared standardised residual cross-correlations) per
     bipartition.
     """
 
-    p_value: dict[str, float]
-    weakest: dict[str, np.ndarray]
-    per_cut: dict[str, np.ndarray]
-    observed: dict[str, np.ndarray]
+    p_value: float
+    weakest: np.ndarray
+    per_cut: np.ndarray
+    observed: np.ndarray
     masks: np.ndarray
     surrogates: int
 
@@ -96,6 +109,33 @@ def pair_statistics(pairs: np.ndarray, masks: np.ndarray, left: np.ndarray, righ
     return out
 
 
+def prewhitened(Z: np.ndarray, order: int) -> np.ndarray:
+    """(A, T, n) -> (A, T - order, n) residuals of each unit's own autoregression of ``order`` (with an
+    intercept, least squares, per agent and unit)."""
+    T = Z.shape[1]
+    past = np.stack([Z[:, order - k:T - k, :] for k in range(1, order + 1)], axis=-1)     # (A, T', n, order)
+    design = np.moveaxis(np.concatenate([past, np.ones(past.shape[:-1] + (1,))], axis=-1), 2, 1)
+    present = np.moveaxis(Z[:, order:, :], 2, 1)[..., None]                                 # (A, n, T', 1)
+    design_t = np.swapaxes(design, -1, -2)
+    coef = np.linalg.solve(design_t @ design, design_t @ present)
+    return np.moveaxis((present - design @ coef)[..., 0], 1, 2)
+
+
+def cross_correlation_table(E: np.ndarray, shifts: int) -> np.ndarray:
+    """(A, A, n, n): for agents a, b and units i, j, the sum over l in -shifts .. shifts of z^2, z the
+    correlation of a's residual i at t with b's residual j at t + l standardised by its
+    heteroscedasticity-consistent standard error (module docstring)."""
+    T = E.shape[1]
+    out = np.zeros(E.shape[:1] * 2 + E.shape[2:] * 2)
+    squared = E**2
+    for l in range(-shifts, shifts + 1):
+        a, b = (slice(0, T - l), slice(l, T)) if l >= 0 else (slice(-l, T), slice(0, T + l))
+        num = np.einsum("atn,btm->abnm", E[:, a], E[:, b])
+        den = np.einsum("atn,btm->abnm", squared[:, a], squared[:, b])
+        out += num**2 / np.maximum(den, np.finfo(float).tiny)
+    return out
+
+
 def every_cut_test(Z: np.ndarray, lag: int, surrogates: int, rng: np.random.Generator,
                    masks: np.ndarray | None = None) -> CutTest:
     """The intersection-union trial-shuffling test of "integrated" (see the module docstring).
@@ -106,22 +146,35 @@ def every_cut_test(Z: np.ndarray, lag: int, surrogates: int, rng: np.random.Gene
     """
     agents, _, n = Z.shape
     masks = all_bipartition_masks(n) if masks is None else np.asarray(masks, dtype=bool)
-    pairs = agent_pairs(Z, lag)
+    table = cross_correlation_table(prewhitened(Z, lag), lag)                    # (A, A, n, n)
+    crossing = (masks[:, :, None] & ~masks[:, None, :]).reshape(len(masks), n * n)
+    stat = (table.reshape(agents * agents, n * n) @ crossing.T.astype(float)).reshape(agents, agents, -1)
     perms = random_permutations(rng, agents, surrogates)
     own = np.arange(agents)
-    # every (a, pi(a)) any permutation uses, and the identity, each computed once
-    codes = np.unique(np.concatenate([own * agents + own, (own[None, :] * agents + perms).ravel()]))
-    left, right = np.divmod(codes, agents)
-    table = pair_statistics(pairs, masks, left, right)
-    where = np.searchsorted(codes, own[None, :] * agents + perms)            # (S, A)
-    identity = np.searchsorted(codes, own * agents + own)
-    out = {"p_value": {}, "weakest": {}, "per_cut": {}, "observed": {}}
-    for k in MEASURES:
-        observed = table[k][:, identity].mean(axis=1)                          # (B,)
-        null = table[k][:, where].mean(axis=2)                                 # (B, S)
-        exceed = np.count_nonzero(null >= observed[:, None] - 1e-12 * np.abs(observed[:, None]), axis=1)
-        p_cut = (1.0 + exceed) / (1.0 + surrogates)                            # Davison & Hinkley 1997, 4.2.5
-        worst = int(np.argmax(p_cut))
-        out["p_value"][k], out["weakest"][k], out["per_cut"][k] = float(p_cut[worst]), masks[worst], p_cut
-        out["observed"][k] = observed
-    return CutTest(masks=masks, surrogates=surrogates, **out)
+    observed = stat[own, own].mean(axis=0)                                       # (B,)
+    null = stat[own[None, :], perms].mean(axis=1)                                # (S, B)
+    exceed = np.count_nonzero(null >= observed[None, :] - 1e-12 * np.abs(observed[None, :]), axis=0)
+    p_cut = (1.0 + exceed) / (1.0 + surrogates)                                  # Davison & Hinkley 1997, 4.2.5
+    worst = int(np.argmax(p_cut))
+    return CutTest(p_value=float(p_cut[worst]), weakest=masks[worst], per_cut=p_cut, observed=observed,
+                   masks=masks, surrogates=surrogates)
+
+
+def shuffled_means(Z: np.ndarray, lag: int, masks: np.ndarray, partners: int = SHUFFLE_PARTNERS
+                   ) -> dict[str, np.ndarray]:
+    """{measure: (A, P)} the mean plug-in Phi at each bipartition of the surrogate agents made of agent a's
+    part and a partner's other part (either side from a: partners a + k and a - k, k = 1 .. partners,
+    modulo A; at most A - 1): what the agent's plug-in value at that bipartition would be, on average,
+    were its two parts independent, with their own dynamics (Marschinski & Kantz 2002, Eur. Phys. J. B
+    30:275, subtract the shuffled surrogates' mean from a transfer entropy in the same way)."""
+    A = Z.shape[0]
+    K = min(partners, A - 1)
+    left = np.repeat(np.arange(A), K)
+    offset = np.tile(np.arange(1, K + 1), A)
+    table = pair_statistics(agent_pairs(Z, lag), masks, left, (left + offset) % A)
+    out = {}
+    for k, v in table.items():
+        v = v.reshape(len(masks), A, K)                                          # [B, a, k]: a's part, a + k's rest
+        back = np.stack([v[:, (np.arange(A) - j - 1) % A, j] for j in range(K)], axis=-1)   # a - k's part, a's rest
+        out[k] = np.concatenate([v, back], axis=-1).mean(axis=-1).T
+    return out

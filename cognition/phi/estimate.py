@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
-from cognition.phi.cut_test import every_cut_test
+from cognition.phi.cut_test import every_cut_test, shuffled_means
 from cognition.phi.agents import BIAS_REPLICATES, MAX_LATENCY, MIN_AGENTS, agent_minimum, corrected_tables
 from cognition.phi.measures import measures_at
 from cognition.phi.resampling import (
@@ -143,8 +143,9 @@ def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, s
     agents, T, n = X.shape
     remove = shared == "remove"
     tables = corrected_tables(X, lag, rng, remove_shared=remove, replicates=int(replicates))
-    per_agent = {k: agent_minimum(tables, k) for k in REPORTED}
     Z, cov = tables.units, tables.covariances
+    shuffled = shuffled_means(Z, lag, tables.masks)
+    per_agent = {k: agent_minimum(tables, k, shuffled[k]) for k in REPORTED}
     r_masks = per_agent["phi_r"].masks
     codes, counts = np.unique(r_masks, axis=0, return_counts=True)
     modal = codes[int(np.argmax(counts))]
@@ -173,16 +174,20 @@ def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, s
     if want_ci:
         extra.update(ci={k: summaries[k]["ci"] for k in REPORTED}, confidence=confidence)
         method["ci"] = (f"t interval across agents ({agents - 1} df): lower end from each agent's minimum before the "
-                        "selection correction, upper end from the half-median-unbiased estimates (Chernozhukov, Lee "
-                        "& Rosen 2013)")
+                        "selection correction, and at bipartitions that may hold at 0 its plug-in value minus the "
+                        "trial-shuffled surrogates' mean (Andrews & Soares 2010 moment selection), upper end from "
+                        "the half-median-unbiased estimates (Chernozhukov, Lee & Rosen 2013)")
     if surrogates:
         test = every_cut_test(Z, lag, surrogates, rng)
-        extra["p_value"] = {k: test.p_value[k] for k in REPORTED}
-        extra["weakest_cut"] = {k: mask_to_mib(test.weakest[k]) for k in REPORTED}
+        extra["p_value"] = {k: test.p_value for k in REPORTED}
+        extra["weakest_cut"] = {k: mask_to_mib(test.weakest) for k in REPORTED}
         method["null_model"] = (f"intersection-union trial-shuffling test over all {len(test.masks)} "
                                 f"bipartitions, {surrogates} permutations of the agents each, statistic the "
-                                "mean per-agent Phi at the bipartition; H0: some bipartition's parts are "
-                                "independent in every agent (beyond the shared course); p = max over bipartitions")
+                                "mean over agents of the squared residual cross-correlations across the "
+                                f"bipartition (each unit prewhitened by its own AR({lag}), shifts -{lag}..{lag}, "
+                                "heteroscedasticity-consistent); H0: some bipartition's parts are independent "
+                                "in every agent (beyond the shared course); p = max over bipartitions, the same "
+                                "for every measure")
     result = result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)), method=method, **extra)
     return dataclasses.replace(result, method={**result.method,
                                                "mib_criterion": "each agent's own minimum of Phi_R (stated: "
