@@ -125,15 +125,19 @@ def cross_correlation_table(E: np.ndarray, shifts: int) -> np.ndarray:
     """(A, A, n, n): for agents a, b and units i, j, the sum over l in -shifts .. shifts of z^2, z the
     correlation of a's residual i at t with b's residual j at t + l standardised by its
     heteroscedasticity-consistent standard error (module docstring)."""
-    T = E.shape[1]
-    out = np.zeros(E.shape[:1] * 2 + E.shape[2:] * 2)
+    A, T, n = E.shape
+    out = np.zeros((A, n, A, n))
     squared = E**2
+
+    def products(x, y):   # (A, T', n) x (A, T', n) -> (A, n, A, n) sums over time, one matrix product
+        rows = np.swapaxes(x, 1, 2).reshape(A * n, -1)
+        return (rows @ np.swapaxes(y, 1, 2).reshape(A * n, -1).T).reshape(A, n, A, n)
+
     for l in range(-shifts, shifts + 1):
         a, b = (slice(0, T - l), slice(l, T)) if l >= 0 else (slice(-l, T), slice(0, T + l))
-        num = np.einsum("atn,btm->abnm", E[:, a], E[:, b])
-        den = np.einsum("atn,btm->abnm", squared[:, a], squared[:, b])
-        out += num**2 / np.maximum(den, np.finfo(float).tiny)
-    return out
+        num = products(E[:, a], E[:, b])
+        out += num**2 / np.maximum(products(squared[:, a], squared[:, b]), np.finfo(float).tiny)
+    return np.swapaxes(out, 1, 2)
 
 
 def every_cut_test(Z: np.ndarray, lag: int, surrogates: int, rng: np.random.Generator,
