@@ -38,8 +38,9 @@ part paired with its own agent's other part can differ in its null spread from o
 with another agent's; ``python -m cognition.bench calibration`` measures the false-positive
 rate on such families (docs/calibration.md).
 
-Cost: the z^2 of every pair of agents, unit pair and shift is one table (A^2 n^2 (2 lag + 1) values,
-each a sum over T), and the statistic of every bipartition and permutation a masked sum of it.
+Cost: the z^2 of every pair of agents that the permutations use (at most A^2, in blocks of pairs), unit
+pair and shift, each a sum over T, computed once; the statistic of every bipartition and permutation is a
+masked sum of them.
 
 :func:`pair_statistics` and :func:`shuffled_means` give the plug-in Phi of surrogate agents, which the
 interval's lower end uses at the boundary (cognition.phi.agents, "The lower end at Phi = 0").
@@ -121,23 +122,24 @@ def prewhitened(Z: np.ndarray, order: int) -> np.ndarray:
     return np.moveaxis((present - design @ coef)[..., 0], 1, 2)
 
 
-def cross_correlation_table(E: np.ndarray, shifts: int) -> np.ndarray:
-    """(A, A, n, n): for agents a, b and units i, j, the sum over l in -shifts .. shifts of z^2, z the
-    correlation of a's residual i at t with b's residual j at t + l standardised by its
-    heteroscedasticity-consistent standard error (module docstring)."""
-    A, T, n = E.shape
-    out = np.zeros((A, n, A, n))
+def pair_cross_correlations(E: np.ndarray, left: np.ndarray, right: np.ndarray, shifts: int,
+                            chunk: int = 4096) -> np.ndarray:
+    """(K, n, n): for the agent pairs (left[k], right[k]) and units i, j, the sum over l in -shifts .. shifts
+    of z^2, z the correlation of left's residual i at t with right's residual j at t + l standardised by its
+    heteroscedasticity-consistent standard error (module docstring). E (A, T, n) residuals; pairs in
+    blocks of ``chunk`` (memory ~ chunk x T x n per block)."""
+    T, n = E.shape[1:]
+    out = np.zeros((len(left), n, n))
     squared = E**2
-
-    def products(x, y):   # (A, T', n) x (A, T', n) -> (A, n, A, n) sums over time, one matrix product
-        rows = np.swapaxes(x, 1, 2).reshape(A * n, -1)
-        return (rows @ np.swapaxes(y, 1, 2).reshape(A * n, -1).T).reshape(A, n, A, n)
-
-    for l in range(-shifts, shifts + 1):
-        a, b = (slice(0, T - l), slice(l, T)) if l >= 0 else (slice(-l, T), slice(0, T + l))
-        num = products(E[:, a], E[:, b])
-        out += num**2 / np.maximum(products(squared[:, a], squared[:, b]), np.finfo(float).tiny)
-    return np.swapaxes(out, 1, 2)
+    for start in range(0, len(left), chunk):
+        sl = slice(start, start + chunk)
+        x, y = np.swapaxes(E[left[sl]], 1, 2), E[right[sl]]                     # (K, n, T), (K, T, n)
+        x2, y2 = np.swapaxes(squared[left[sl]], 1, 2), squared[right[sl]]
+        for l in range(-shifts, shifts + 1):
+            a, b = (slice(0, T - l), slice(l, T)) if l >= 0 else (slice(-l, T), slice(0, T + l))
+            num = np.matmul(x[..., a], y[:, b])
+            out[sl] += num**2 / np.maximum(np.matmul(x2[..., a], y2[:, b]), np.finfo(float).tiny)
+    return out
 
 
 def every_cut_test(Z: np.ndarray, lag: int, surrogates: int, rng: np.random.Generator,
@@ -150,13 +152,16 @@ def every_cut_test(Z: np.ndarray, lag: int, surrogates: int, rng: np.random.Gene
     """
     agents, _, n = Z.shape
     masks = all_bipartition_masks(n) if masks is None else np.asarray(masks, dtype=bool)
-    table = cross_correlation_table(prewhitened(Z, lag), lag)                    # (A, A, n, n)
-    crossing = (masks[:, :, None] & ~masks[:, None, :]).reshape(len(masks), n * n)
-    stat = (table.reshape(agents * agents, n * n) @ crossing.T.astype(float)).reshape(agents, agents, -1)
     perms = random_permutations(rng, agents, surrogates)
     own = np.arange(agents)
-    observed = stat[own, own].mean(axis=0)                                       # (B,)
-    null = stat[own[None, :], perms].mean(axis=1)                                # (S, B)
+    # every (a, pi(a)) any permutation uses, and the identity, each computed once (at most A^2 pairs)
+    codes = np.unique(np.concatenate([own * agents + own, (own[None, :] * agents + perms).ravel()]))
+    left, right = np.divmod(codes, agents)
+    z2 = pair_cross_correlations(prewhitened(Z, lag), left, right, lag)          # (K, n, n)
+    crossing = (masks[:, :, None] & ~masks[:, None, :]).reshape(len(masks), n * n).astype(float)
+    table = z2.reshape(len(codes), n * n) @ crossing.T                            # (K, B)
+    observed = table[np.searchsorted(codes, own * agents + own)].mean(axis=0)    # (B,)
+    null = table[np.searchsorted(codes, own[None, :] * agents + perms)].mean(axis=1)   # (S, B)
     exceed = np.count_nonzero(null >= observed[None, :] - 1e-12 * np.abs(observed[None, :]), axis=0)
     p_cut = (1.0 + exceed) / (1.0 + surrogates)                                  # Davison & Hinkley 1997, 4.2.5
     worst = int(np.argmax(p_cut))
