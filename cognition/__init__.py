@@ -15,6 +15,7 @@ each concept to its file.
     1  quantum/                      circuits, backends, the qubit cap (knows nothing of cognition)
     2  errors.py                     what can go wrong: UsageError (exit 2), RunFailure (exit 1)
        runtime/lifeline.py           processes that die with their parent (stdlib only; phi's pools)
+       runtime/memlimits.py          the host's memory limits (stdlib and psutil; phi's size checks)
     3  phi/, decision/               pure math on arrays
     4  config/                       the description of a run, checked against the module registry
        modules/                      the cognitive modules, their protocol, registry and plug-ins
@@ -40,7 +41,7 @@ __version__ = "0.8.0"
 #: module or package -> layer (the table above); tests/test_layers.py reads it
 LAYERS = {
     "quantum": 1,
-    "cognition.errors": 2, "cognition.runtime.lifeline": 2,
+    "cognition.errors": 2, "cognition.runtime.lifeline": 2, "cognition.runtime.memlimits": 2,
     "cognition.phi": 3, "cognition.decision": 3,
     "cognition.config": 4, "cognition.modules": 4, "cognition.architecture": 4,
     "cognition.analysis": 5,

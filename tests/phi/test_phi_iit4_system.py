@@ -390,3 +390,70 @@ def test_the_refusal_needs_no_memory_under_a_1_gb_address_space_limit():
     assert proc.stdout.split("\n")[:8] == ["iit4 8 computed", "phi_structure 8 refused", "iit4 10 refused",
                                            "phi_structure 10 refused", "iit4 12 refused", "phi_structure 12 refused",
                                            "iit4 16 refused", "phi_structure 16 refused"]
+
+
+def test_the_host_memory_check_names_the_need_the_limit_and_the_largest_size_that_fits():
+    # issue 43: a raised max_nodes is the caller's asking for the size, not for the OOM killer. Reference: the
+    # measured costs in cognition/phi/iit4/limits.py (iit4 8 nodes 383 MB, 9 nodes 2.0 GB; docs/iit4.md)
+    from cognition.phi.iit4.limits import MEASURED_COST, check_size, estimated_cost
+    from cognition.runtime.memlimits import HostLimit
+
+    for kind, table in MEASURED_COST.items():
+        assert all(estimated_cost(n, kind) == cost for n, cost in table.items())
+        costs = [estimated_cost(n, kind) for n in range(2, 20)]
+        assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(costs, costs[1:]))  # never cheaper with a node
+    one_gb = [HostLimit("MemAvailable", 10**9, 10**9, "resident")]
+    check_size(8, "iit4", None, limits=one_gb)  # 383 MB fits
+    with pytest.raises(ValueError) as info:
+        check_size(9, "iit4", 9, limits=one_gb)
+    message = str(info.value)
+    assert "9 nodes needs about 2 GB for iit4" in message and "MemAvailable" in message
+    assert message.endswith("the largest system that fits is 8 nodes") and "\n" not in message
+    with pytest.raises(ValueError, match="largest system that fits is 6 nodes"):
+        check_size(7, "phi_structure", 7, limits=one_gb)
+    tiny = [HostLimit("RLIMIT_AS", 2 * 10**8, 10**7, "virtual")]
+    with pytest.raises(ValueError, match="no system fits"):
+        check_size(3, "iit4", None, limits=tiny)
+
+
+PROBE = """
+import resource, sys, time
+import numpy as np
+from cognition import phi
+n, asked, name = int(sys.argv[1]), sys.argv[2] == "ask", sys.argv[3]
+tpm = np.full((2 ** n, n), 0.5)
+started = time.perf_counter()
+try:
+    getattr(phi, name)(tpm, (0,) * n, validate_state=False, max_nodes=n if asked else None)
+    outcome = "result"
+except ValueError as exc:
+    outcome = "refused " + str(exc)
+print(f"{time.perf_counter() - started:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024} {outcome}")
+"""
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("n", [8, 10, 12, 16])
+def test_under_a_1_gb_address_space_limit_each_size_is_a_result_or_a_refusal_within_a_second(n):
+    # issue 43, "what it must show" 3: phi.iit4 / phi_structure at 8, 10, 12 and 16 nodes, asked for or not
+    import resource
+    import subprocess
+    import sys
+
+    from tests.clitools import _env
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+    for name in ("iit4", "phi_structure"):
+        for asked in ("ask", "default"):
+            got = subprocess.run([sys.executable, "-c", PROBE, str(n), asked, name], capture_output=True, text=True,
+                                 env=_env(), preexec_fn=limit, timeout=120)
+            assert got.returncode == 0 and "Traceback" not in got.stderr, got.stderr[-2000:]
+            seconds, peak, outcome = got.stdout.strip().split(" ", 2)
+            assert int(peak) < 2**30, (name, asked, outcome)
+            if outcome.startswith("refused"):
+                assert float(seconds) < 1.0 and "\n" not in outcome, (name, asked, seconds)
+                assert "needs about" in outcome or "it needs about" in outcome, outcome
+            else:  # computed: only what fits, within the default limits or the host's
+                assert n <= (8 if name == "iit4" else 6) or asked == "ask", (name, asked)
