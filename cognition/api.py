@@ -156,9 +156,11 @@ def fault_injector(spec: str | None):
         raise UsageError(str(exc)) from None
 
 
-def load(run_dir: str | Path) -> RunResults:
-    """The results of a finished run directory (made here or by the CLI)."""
-    return RunResults(run_dir)
+def load(run_dir: str | Path, partial: bool = False) -> RunResults:
+    """The results of a finished run directory (made here or by the CLI). ``partial=True`` also reads a run
+    that did not finish (killed, stopped, or still running), read-only: every cycle that metrics.jsonl and
+    unit_history.npy both hold whole, marked ``incomplete`` (``committed_cycles``: what a resume keeps)."""
+    return RunResults(run_dir, partial=partial)
 
 
 __all__ = ["Config", "RunResults", "Simulator", "configure", "load"]

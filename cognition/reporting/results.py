@@ -34,18 +34,35 @@ class RunResults:
     report:     report.json as a dict (the headline Phi, its interval and p-value, the criteria)
     """
 
-    def __init__(self, run_dir: str | Path):
-        from cognition.reporting.rundata import check_history, load_run, load_units
+    def __init__(self, run_dir: str | Path, partial: bool = False):
+        from cognition.reporting.rundata import check_history, load_partial_run, load_run, load_units, unit_names_of
+        from cognition.simulator.rundir import state
 
+        #: True for a run read with ``partial=True`` that did not complete (killed, stopped or still running)
+        self.incomplete = bool(partial) and state(run_dir) != "finished"
+        if self.incomplete:  # every cycle both files hold whole, read-only; nothing checked against a report
+            self._run, units, self.committed_cycles = load_partial_run(run_dir)
+            self.path = self._run.path
+            self._names = list(self._run.report["phi"].get("unit_names") or []) if self._run.report else \
+                unit_names_of(self.path, self._run.config)
+            self._units = None if units is None else _frozen(units)
+            return
         self._run = load_run(run_dir)  # refuses a metrics.jsonl that disagrees with report.json, naming the line
         self.path = self._run.path
         check_history(self.path, len(self._run.records), exact=True)  # and a unit history of other cycles
         units = load_units(self.path, len(self._run.records))
         self._units = None if units is None else _frozen(units)
+        self._names = list(self.report["phi"].get("unit_names") or [])
+        #: the cycles a ``--resume`` would keep (a finished run: all of them)
+        self.committed_cycles = len(self._run.records)
 
     # -- what the run was ---------------------------------------------------
     @property
     def report(self) -> dict:
+        if self._run.report is None:
+            raise UsageError(f"{self.path}: the run wrote no report.json (it did not finish: "
+                             f"{len(self._run.records)} cycles recorded); continue it with python -m "
+                             f"cognition.validate --resume {self.path}")
         return self._run.report
 
     @property
@@ -60,15 +77,23 @@ class RunResults:
 
     @property
     def status(self) -> str:
-        return self.report["status"]
+        """report.json's status (completed, stopped, failed); "incomplete" for a partial read of a run that
+        wrote no report (killed, or still running)."""
+        return self._run.report["status"] if self._run.report is not None else "incomplete"
 
     @property
     def passed(self) -> bool:
-        return bool(self.report["passed"])
+        return False if self.incomplete else bool(self.report["passed"])
 
     def explain(self) -> list[str]:
         """The verdict, each criterion as the command line prints it, and why each failure happened
-        at this run's size, as lines (:func:`cognition.reporting.explain.explain`)."""
+        at this run's size, as lines (:func:`cognition.reporting.explain.explain`); for an incomplete run, what
+        was recorded and how to continue it."""
+        if self.incomplete:
+            planned = (self.config.get("run") or {}).get("cycles")
+            return [f"incomplete: {len(self._run.records)} of {planned} cycles recorded ({self.committed_cycles} "
+                    f"kept by a resume), no verdict; continue it with python -m cognition.validate --resume "
+                    f"{self.path}"]
         return explain(self.report, self.config)
 
     @property
@@ -84,7 +109,7 @@ class RunResults:
     # -- arrays --------------------------------------------------------------
     @property
     def unit_names(self) -> list[str]:
-        return list(self.report["phi"].get("unit_names") or [])
+        return list(self._names)
 
     @property
     def units(self) -> np.ndarray:
@@ -134,7 +159,8 @@ class RunResults:
     def phi(self, measure: str | None = None) -> np.ndarray:
         """(cycles,) the per-cycle Phi in bits (``phi_r`` or ``phi_wms``; default the run's measure),
         nan for the cycles before the window filled or where it was undefined."""
-        measure = measure or self.report["phi"]["measure"]
+        measure = measure or (self.report["phi"]["measure"] if self._run.report is not None
+                              else (self.config.get("phi") or {}).get("measure", "phi_r"))
         if measure not in ("phi_r", "phi_wms", "tdmi"):
             raise UsageError(f"measure {measure!r} is not allowed: expected phi_r, phi_wms or tdmi")
         return _frozen(np.array([(r.get("phi") or {}).get(measure, np.nan) for r in self._run.records],
@@ -202,12 +228,18 @@ class RunResults:
 
     def write_report(self) -> dict[str, Path]:
         """Write the report again from the run directory (as ``python -m cognition.report RUN_DIR``)."""
+        if self.incomplete:
+            raise UsageError(f"{self.path}: read with partial=True, read-only: a run that did not finish has no "
+                             f"report to write; continue it with python -m cognition.validate --resume {self.path}")
         from cognition.reporting.run_report import rebuild  # the plots' matplotlib: only when written
 
         rebuild(self.path)
         return self.report_paths
 
     def __repr__(self) -> str:
+        if self.incomplete:
+            return (f"RunResults({str(self.path)!r}: {self.status}, {len(self._run.records)} cycles recorded, "
+                    f"{self.committed_cycles} kept by a resume, partial)")
         phi = self.report["phi"]
         value = phi.get("headline_bits")
         head = f"{phi['measure']} {value:.4f} bits" if value is not None else "Phi not estimated"

@@ -27,7 +27,7 @@ MODE_NAMES = {"disabled": "classical", "lite": "quantum-lite", "full": "full qua
 @dataclass
 class RunData:
     path: Path
-    report: dict  # report.json
+    report: dict | None  # report.json (None: a run read with load_partial_run that wrote none)
     records: list[dict]  # metrics.jsonl, one per cycle
     provenance: dict  # provenance.json
     config: dict  # config.yaml (the resolved configuration)
@@ -47,20 +47,23 @@ def _read(path: Path, parse):
         raise NotARunError(f"{path}: cannot be read as a run file ({first})") from None
 
 
-def _records(path: Path) -> list[dict]:
+def _records(path: Path, cut_tail: bool = False) -> list[dict]:
     """metrics.jsonl's records, one per cycle 1..n; NotARunError naming the file's own line where a line is not a
-    JSON record or breaks the sequence of cycles (a damaged or hand-edited file)."""
+    JSON record or breaks the sequence of cycles (a damaged or hand-edited file). ``cut_tail``: a last line
+    without its newline that is not a whole record, as a run killed while writing it leaves, is dropped."""
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise NotARunError(f"{path}: cannot be read as a run file ({first_line(str(exc))})") from None
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    records, lines = [], text.splitlines()
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except ValueError as exc:
+            if cut_tail and number == len(lines) and not text.endswith("\n"):
+                break
             raise NotARunError(f"{path}: line {number} is not a JSON record ({first_line(str(exc))}); the file is "
                                "damaged (truncated?): restore it from a copy") from None
         if not isinstance(record, dict) or record.get("cycle") != len(records) + 1:
@@ -71,18 +74,24 @@ def _records(path: Path) -> list[dict]:
     return records
 
 
-def load_run(path: str | Path) -> RunData:
-    """Read a finished run directory; NotARunError (one line) for anything else."""
+def _directory(path: str | Path) -> Path:
     path = Path(path)
     if not path.is_dir():
         why = "not a directory" if path.exists() else "does not exist"
         raise NotARunError(f"{path}: not a run directory ({why})")
+    return path
+
+
+def load_run(path: str | Path) -> RunData:
+    """Read a finished run directory; NotARunError (one line) for anything else."""
+    path = _directory(path)
     missing = [f for f in REQUIRED if not (path / f).is_file()]
     if missing:
         raise NotARunError(f"{path}: not a hybrid-cognition run directory (missing {', '.join(missing)})")
     if not (path / REPORT).is_file():
         raise NotARunError(f"{path}: the run has no report.json (it did not finish); continue it with "
-                           f"python -m cognition.validate --resume {path}")
+                           f"python -m cognition.validate --resume {path}, or read the cycles it recorded with "
+                           "load(path, partial=True)")
     report = _read(path / REPORT, json.loads)
     config = _read(path / CONFIG, yaml.safe_load)
     if not isinstance(report, dict) or "phi" not in report or not isinstance(config, dict):
@@ -93,6 +102,60 @@ def load_run(path: str | Path) -> RunData:
         raise NotARunError(f"{path / METRICS}: holds {len(records)} cycle records, report.json {completed!r} cycles "
                            "completed; one of them is damaged (truncated?): restore it from a copy")
     return RunData(path, report, records, _read(path / PROVENANCE, json.loads), config)
+
+
+def load_partial_run(path: str | Path) -> tuple[RunData, np.ndarray | None, int]:
+    """A run directory read as far as it got, finished or not (a run killed, stopped or still running):
+    (its RunData, with ``report`` None when it wrote no report.json; its recorded unit signals (agents, cycles,
+    n_units) or None; the cycles a ``--resume`` keeps, those of its last checkpoint). The cycles are those
+    metrics.jsonl and unit_history.npy both hold whole (a line or block cut by a kill is dropped); a line
+    damaged anywhere else is refused as :func:`load_run` refuses it. Nothing is written or locked."""
+    from cognition.runtime.unit_history import HISTORY_NAME, read_written
+
+    path = _directory(path)
+    if not (path / CONFIG).is_file():
+        raise NotARunError(f"{path}: not a hybrid-cognition run directory (missing {CONFIG}: no run claimed it)")
+    config = _read(path / CONFIG, yaml.safe_load)
+    report = _read(path / REPORT, json.loads) if (path / REPORT).is_file() else None
+    if not isinstance(config, dict) or (report is not None and (not isinstance(report, dict) or "phi" not in report)):
+        raise NotARunError(f"{path}: report.json or config.yaml is not a hybrid-cognition run's")
+    records = _records(path / METRICS, cut_tail=True) if (path / METRICS).is_file() else []
+    units, committed = None, 0
+    if (path / HISTORY_NAME).is_file():
+        try:
+            units, committed = read_written(path / HISTORY_NAME)
+        except (OSError, ValueError) as exc:
+            raise NotARunError(f"{path / HISTORY_NAME}: cannot be read as the run's unit history "
+                               f"({first_line(str(exc))}); it is damaged: restore it from a copy") from None
+        cycles = min(len(records), units.shape[1])
+        units, records = units[:, :cycles], records[:cycles]
+    provenance = _read(path / PROVENANCE, json.loads) if (path / PROVENANCE).is_file() else {}
+    return RunData(path, report, records, provenance, config), units, min(committed, len(records))
+
+
+def unit_names_of(path: str | Path, config: dict) -> list[str]:
+    """The unit names of a run that wrote no report.json, in its recorded order: the built-in modules'
+    declared signals when every enabled module is built in (nothing is imported but the package), else
+    those its newest checkpoint's module set recorded; [] when neither says."""
+    from cognition.architecture.loop import WORKSPACE_SIGNALS
+    from cognition.modules.plugins import BUILTIN, lookup
+    from cognition.runtime.checkpoint import CheckpointStore
+
+    modules = config.get("modules") or {}
+    enabled = modules.get("enabled") or []
+    if all(name in BUILTIN for name in enabled):
+        mode = (config.get("quantum") or {}).get("mode")
+        names = []
+        for name in enabled:
+            control = (modules.get(name) or {}).get("control")
+            variant = "classical" if mode == "disabled" or control == "classical" else "quantum"
+            names += [f"{name}.{signal}" for signal in lookup(name, variant).unit_signals]
+        return names + [f"workspace.{signal}" for signal in WORKSPACE_SIGNALS]
+    try:
+        payload, _ = CheckpointStore(path).load_latest()
+        return list(payload["module_set"]["units"])
+    except (CheckpointError, KeyError, TypeError):
+        return []
 
 
 def check_history(path: str | Path, cycles: int, exact: bool = False) -> None:

@@ -124,6 +124,25 @@ def read_cycle(path: str | os.PathLike, agents: int, n_units: int, cycle: int) -
     return np.frombuffer(raw, dtype=_DTYPE).reshape(agents, n_units) if len(raw) == row_bytes else None
 
 
+def read_written(path: str | os.PathLike) -> tuple[np.ndarray, int]:
+    """Every whole cycle the file holds, committed or not (a killed run's last cycles are written but not yet
+    committed), as a read-only view (agents, cycles, n_units), memory-mapped; and the committed count (what a
+    resume keeps). ValueError when the header is not this file's."""
+    with open(path, "rb") as fh:
+        version = np.lib.format.read_magic(fh)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read(fh)
+        offset = fh.tell()
+    if len(shape) != 3 or fortran or dtype != _DTYPE or offset != HEADER_BYTES:
+        raise ValueError(f"header {shape}, {dtype}, fortran_order {fortran}: not a unit history")
+    committed, agents, n_units = shape
+    cycles = cycles_on_disk(path, agents, n_units)
+    if cycles == 0:
+        return np.zeros((agents, 0, n_units)), committed
+    data = np.memmap(path, dtype=_DTYPE, mode="r", offset=HEADER_BYTES, shape=(cycles, agents, n_units))
+    return data.transpose(1, 0, 2), committed
+
+
 def read_history(path: str | os.PathLike) -> np.ndarray:
     """The committed cycles as a read-only view (agents, cycles, n_units), memory-mapped."""
     return np.load(path, mmap_mode="r").transpose(1, 0, 2)

@@ -180,3 +180,60 @@ def test_a_damaged_run_directory_is_refused_naming_the_file_and_its_line(run_dir
     msg = damaged("history", short_history)
     assert "unit_history.npy: holds 20 cycles of unit signals, metrics.jsonl 44" in msg
     assert hc.load(run_dir).units.shape[1] == 44  # the intact run loads as before
+
+
+def test_partial_reads_a_sigkilled_run_read_only_and_its_cycles_are_the_clean_runs(run_dir, tmp_path):
+    # issue 43: load() could only read a finished run; Nengo lets a user inspect sim.data after an error. Reference:
+    # the construction: the same flags as the clean 44-cycle run, killed by SIGKILL at cycle 30 (the runtime's
+    # fault injection delivers the real signal), so its recorded cycles must be the clean run's first ones bit for bit
+    import resource
+    import shutil
+    import subprocess
+    import sys as _sys
+
+    from clitools import _env
+
+    from cognition.errors import NotARunError
+
+    killed = tmp_path / "killed"
+
+    def limit():  # a bounded child: at most 4 GiB of address space
+        resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
+
+    got = subprocess.run([_sys.executable, "-m", "cognition.validate", "--disable-quantum", "--cycles", "44", "--seed",
+                          "0", "--out", str(killed), "--inject-fault", "sigkill@30"], env=_env(), capture_output=True,
+                         text=True, timeout=300, preexec_fn=limit)
+    assert got.returncode == -9, (got.returncode, got.stderr[-2000:])
+    before = {p: p.stat().st_mtime_ns for p in killed.rglob("*")}
+    with pytest.raises(NotARunError, match="partial=True"):
+        hc.load(killed)
+    res = hc.load(killed, partial=True)
+    clean = hc.load(run_dir)
+    n = len(res.records)
+    assert res.incomplete and res.status == "incomplete" and not res.passed
+    assert 1 <= res.committed_cycles <= n <= 30 and list(res.cycles) == list(range(1, n + 1))
+    assert res.unit_names == clean.unit_names
+    for group in ("intact", "donor", "yoked", "yoked_proposals"):
+        assert _bits(res.group(group)) == _bits(clean.group(group)[:, :n])
+    for mine, theirs in zip(res.records, clean.records):  # timing and telemetry are the machine's, not the run's
+        assert all(mine.get(k) == theirs.get(k) for k in ("cycle", "salience", "winner_share", "extras", "phi"))
+    assert f"{n} of 44 cycles recorded" in res.explain()[0] and "--resume" in res.explain()[0]
+    with pytest.raises(UsageError, match="wrote no report.json"):
+        res.report
+    with pytest.raises(UsageError, match="read-only"):
+        res.write_report()
+    assert {p: p.stat().st_mtime_ns for p in killed.rglob("*")} == before  # nothing written or touched
+
+    # a last line cut by the kill is dropped; a damaged line before it is refused, naming it
+    torn = tmp_path / "torn"
+    shutil.copytree(killed, torn)
+    text = (torn / "metrics.jsonl").read_text()
+    (torn / "metrics.jsonl").write_text(text[:-40])
+    assert len(hc.load(torn, partial=True).records) == min(n, text.count("\n") - 1)
+    lines = text.splitlines(keepends=True)
+    (torn / "metrics.jsonl").write_text("".join(lines[:3] + ["{broken\n"] + lines[4:]))
+    with pytest.raises(NotARunError, match="metrics.jsonl: line 4 is not a JSON record"):
+        hc.load(torn, partial=True)
+    # a finished run reads the same with partial=True
+    again = hc.load(run_dir, partial=True)
+    assert not again.incomplete and again.committed_cycles == 44 and again.report == clean.report
