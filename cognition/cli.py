@@ -6,6 +6,7 @@ import argparse
 from cognition.errors import ConfigError, UsageError, abbreviate
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+MAX_WORKERS = 256  # processes a command starts at once (--workers, --jobs): each costs memory and a CPU
 
 
 class OneLineParser(argparse.ArgumentParser):

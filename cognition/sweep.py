@@ -18,10 +18,9 @@ import os
 import sys
 from pathlib import Path
 
-from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_between, non_empty_path
+from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, MAX_WORKERS, OneLineParser, int_between, non_empty_path
 from cognition.errors import UsageError, abbreviate
 
-MAX_WORKERS = 256  # --workers: local processes at once
 MAX_RAY_CPUS = 100_000  # --ray-cpus: CPUs of a local Ray cluster
 MAX_RETRIES = 100  # --retries: resumes of one point
 

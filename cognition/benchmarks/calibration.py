@@ -31,7 +31,8 @@ import zlib
 import numpy as np
 
 from cognition.benchmarks import refuse, suite_parser
-from cognition.cli import int_between
+from cognition.cli import MAX_WORKERS, int_between
+from cognition.phi.validation import MAX_RESAMPLES
 from cognition.runtime.lifeline import bound_pool
 from cognition.runtime.threads import cpu_threads
 
@@ -94,8 +95,9 @@ def _families(text: str) -> tuple:
 
 def _check(args) -> None:
     """One line on stderr and exit 2 for a count or level outside what the suite can measure."""
-    bad = [f"--{name} {getattr(args, name)}: allowed 1 .. 100000"
-           for name in ("systems", "draws", "surrogates", "runs", "jobs") if not 1 <= getattr(args, name) <= 100_000]
+    limits = {"systems": 100_000, "draws": 100_000, "surrogates": MAX_RESAMPLES, "runs": 100_000, "jobs": MAX_WORKERS}
+    bad = [f"--{name} {getattr(args, name)}: allowed 1 .. {top}"
+           for name, top in limits.items() if not 1 <= getattr(args, name) <= top]
     if not 0.0 < args.alpha < 1.0:
         bad.append(f"--alpha {args.alpha}: allowed 0 < alpha < 1")
     refuse(bad)

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from cognition.benchmarks import refuse, suite_parser
-from cognition.cli import int_between
+from cognition.cli import MAX_WORKERS, int_between
 from cognition.runtime.lifeline import bound_pool
 from cognition.simulator.rundir import REPORT
 
@@ -70,8 +70,8 @@ def _parser():
     p.add_argument("--first-seed", type=int_between(0, 2**31), default=1000,
                    help="seeds first-seed, first-seed + 1, ... (0 to 2^31; default 1000)")
     p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--workers", type=int_between(1, 256), default=1,
-                   help="runs made in parallel processes (1 to 256; default 1)")
+    p.add_argument("--workers", type=int_between(1, MAX_WORKERS), default=1,
+                   help=f"runs made in parallel processes (1 to {MAX_WORKERS}; default 1)")
     p.add_argument("--runs", metavar="DIR", help="keep the runs in DIR and reuse the finished ones there "
                                                 "(default: a temporary directory, removed at the end)")
     return p

@@ -39,7 +39,7 @@ import time
 import numpy as np
 
 from cognition.benchmarks import refuse, suite_parser
-from cognition.cli import int_between
+from cognition.cli import MAX_WORKERS, int_between
 from cognition.phi.directed import DIRECTIONS, loop_test
 from cognition.runtime.lifeline import bound_pool
 from cognition.runtime.threads import cpu_threads
@@ -223,7 +223,7 @@ def describe(s: dict) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     args = _parser().parse_args(argv)
-    limits = {"draws": (1, 100_000), "agents": (3, 4096), "jobs": (1, 256), "world_lags": (0, 10)}
+    limits = {"draws": (1, 100_000), "agents": (3, 4096), "jobs": (1, MAX_WORKERS), "world_lags": (0, 10)}
     bad = [f"--{k.replace('_', '-')} {getattr(args, k)}: allowed {lo} .. {hi}" for k, (lo, hi) in limits.items()
            if not lo <= getattr(args, k) <= hi]
     need = 3 * (WORKSPACE_UNITS + 2 * MODULE_UNITS) + 1  # the loop test's own minimum length

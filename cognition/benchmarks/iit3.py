@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from cognition.benchmarks import suite_parser
-from cognition.cli import int_between
+from cognition.cli import MAX_WORKERS, int_between
 
 from .iit3_networks import sparse_logistic_network
 
@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> dict:
                    help="runs per case below 6 nodes (median; 1 to 100)")
     p.add_argument("--large-repeats", type=int_between(1, 100), default=1,
                    help="runs per case of 6 or more nodes (1 to 100)")
-    p.add_argument("--workers", type=int_between(1, 256), default=1, help="processes for cut evaluation (1 to 256)")
+    p.add_argument("--workers", type=int_between(1, MAX_WORKERS), default=1,
+                   help=f"processes for cut evaluation (1 to {MAX_WORKERS})")
     args = p.parse_args(argv)
     rows = []
     print(f"{'case':<10} {'nodes':>5} {'Phi':>11} {'published':>10} {'seconds':>9}")

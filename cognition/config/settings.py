@@ -29,7 +29,7 @@ import yaml
 
 from cognition.config.schema import HASHED, MAX_INPUT_FILE_BYTES, check_file_size, field_tags, from_dict, leaves
 from cognition.config.schema import diff as diff_settings, load_yaml, num, section, setting, to_plain
-from cognition.errors import ConfigError, DuplicateKeyError, YamlTooLargeError, first_line
+from cognition.errors import ConfigError, DuplicateKeyError, YamlTooLargeError, first_line, path_kind
 from cognition.modules import plugin_paths
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -219,7 +219,7 @@ def read_yaml(path: Path, what: str) -> dict:
     """Read a YAML mapping; any problem is a ConfigError naming the file."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(what, str(path), "an existing YAML file")
+        raise ConfigError(what, str(path), f"an existing YAML file (it {path_kind(path)})")
     check_file_size(path, what)  # before a byte is parsed: PyYAML takes about 1 s per MiB
     try:
         with path.open("rb") as fh:

@@ -7,7 +7,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_between
+from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, MAX_WORKERS, OneLineParser, int_between
 from cognition.config.settings import MAX_CYCLES
 from cognition.errors import ConfigError, RunFailed, UsageError, abbreviate
 
@@ -41,8 +41,8 @@ def _parser() -> OneLineParser:
                    help="how the quantum components run (default lite, as the main job)")
     a.add_argument("--conditions", help="comma-separated subset of the conditions (the all-quantum reference "
                                         "always runs); default all")
-    a.add_argument("--workers", type=int_between(1, 256), default=min(2, os.cpu_count() or 1),
-                   help="runs made in parallel processes (1 to 256; default: up to 2)")
+    a.add_argument("--workers", type=int_between(1, MAX_WORKERS), default=min(2, os.cpu_count() or 1),
+                   help=f"runs made in parallel processes (1 to {MAX_WORKERS}; default: up to 2)")
     return p
 
 

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from cognition.analysis.summary import integration_verdict
-from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, int_between
+from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, int_between, non_empty_path
 from cognition.errors import UsageError, first_line
 from cognition.reporting.datafile import AXES, CSV_COLUMNS, MAX_FILE_BYTES, DataSeries, read_series
 from cognition.phi.estimate import REPORTED, estimate
@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
         f"the file's axis order, a permutation of {','.join(AXES)} ('trials' for 'agents'); default "
         f"{','.join(AXES)} for .npy, the dimension names for .nc"))
     p.add_argument("--var", metavar="NAME", help="the data variable of a .nc file holding several")
-    p.add_argument("--json", metavar="OUT", help="also write the result as JSON to OUT")
+    p.add_argument("--json", metavar="OUT", type=non_empty_path, help="also write the result as JSON to OUT")
     p.add_argument("--measure", choices=REPORTED[::-1], default="phi_r", help="the headline measure (default phi_r)")
     p.add_argument("--lag", type=int_at_least(1), default=1, help="time steps between past and present (default 1)")
     p.add_argument("--surrogates", type=int_between(1, MAX_RESAMPLES), default=200,

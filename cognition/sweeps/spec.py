@@ -34,7 +34,7 @@ from pathlib import Path
 from cognition.modules import plugin_paths
 from cognition.cli import check_int_between
 from cognition.config.settings import Config, available_presets, load_config, read_yaml
-from cognition.errors import ConfigError, QUOTE_LIMIT, SweepError, abbreviate
+from cognition.errors import ConfigError, QUOTE_LIMIT, SweepError, abbreviate, path_kind
 from cognition.sweeps.keys import check_sweep_key, set_dotted
 from cognition.sweeps.naming import format_value, point_name
 from cognition.sweeps.sampling import draw_samples, parse_samples
@@ -128,7 +128,7 @@ def _sources(data: dict, folder: Path) -> tuple[str | None, Path | None, dict]:
         path = folder / str(config)
         if not path.is_file():
             raise SweepError(f"config = {abbreviate(config)} is not allowed: expected an existing YAML file "
-                             f"(relative to the sweep file: {abbreviate(str(path))} does not exist)")
+                             f"(relative to the sweep file: {abbreviate(str(path))} {path_kind(path)})")
     if not isinstance(base, dict):
         raise SweepError(f"base = {abbreviate(base)} is not allowed: expected a mapping of config overrides")
     return preset, path, plugin_paths.resolve_layer(base, folder)  # base's plug-in files: relative to the sweep file
