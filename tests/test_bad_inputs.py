@@ -13,16 +13,11 @@ The unit tests at the end (abbreviate, the YAML expansion budget, the shared cou
 from __future__ import annotations
 
 import argparse
-import os
-import resource
-import subprocess
-import sys
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from clitools import place_files, run_limited, tree_of
 
 from cognition.cli import check_int_between, int_between, non_empty_path
 from cognition.config.schema import MAX_INPUT_FILE_BYTES, check_file_size
@@ -248,66 +243,12 @@ CASES = [
 # ---- running one case --------------------------------------------------------------------------------------
 
 
-@dataclass
-class Outcome:
-    rc: int
-    stdout: str
-    stderr: str
-    wall_s: float
-    peak_rss_bytes: int
-    timed_out: bool
-
-
-def _limit_memory(limit: int):
-    def apply():  # in the child, before exec
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    return apply
-
-
-def run_bad_input(argv, cwd: Path, memory_limit: int = MEMORY_LIMIT, timeout_s: float = TIMEOUT_S) -> Outcome:
-    """``python ARGV`` in ``cwd`` under RLIMIT_AS ``memory_limit``, killed after ``timeout_s``; its own peak RSS
-    from ``os.wait4`` (this child only, not the test process's other children)."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, *argv], cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                env=env, preexec_fn=_limit_memory(memory_limit))
-        timed_out = False
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - start > timeout_s:
-                timed_out = True
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.01)
-        wall = time.monotonic() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-        out.seek(0)
-        err.seek(0)
-        return Outcome(proc.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
-                       wall, usage.ru_maxrss * 1024, timed_out)
-
-
-def _tree(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*")}
-
-
-def _place(root: Path, files: dict) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize("bad", CASES)
 def test_a_bad_input_is_one_line_exit_2_nothing_written_fast_and_small(bad: Case, tmp_path):
-    _place(tmp_path, bad.files)
-    before = _tree(tmp_path)
-    got = run_bad_input(bad.argv, tmp_path)
+    place_files(tmp_path, bad.files)
+    before = tree_of(tmp_path)
+    got = run_limited(bad.argv, tmp_path, MEMORY_LIMIT, TIMEOUT_S)
     lines = got.stderr.splitlines()
     assert not got.timed_out, f"still running after {TIMEOUT_S} s"
     assert "Traceback" not in got.stderr, got.stderr[-2000:]
@@ -315,7 +256,7 @@ def test_a_bad_input_is_one_line_exit_2_nothing_written_fast_and_small(bad: Case
     assert len(lines) == 1, got.stderr[:2000]
     assert bad.fragment in lines[0], lines[0][:2000]
     assert len(lines[0]) <= MAX_LINE, f"{len(lines[0])} characters: {lines[0][:300]}"
-    assert _tree(tmp_path) == before, sorted(_tree(tmp_path) - before)
+    assert tree_of(tmp_path) == before, sorted(tree_of(tmp_path) - before)
     assert got.wall_s < MAX_WALL_S, f"{got.wall_s:.2f} s"
     assert got.peak_rss_bytes < MAX_RSS_BYTES, f"{got.peak_rss_bytes / 2**20:.0f} MiB"
 
