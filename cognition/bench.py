@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from cognition.cli import OneLineParser
+from cognition.cli import OneLineParser, check_output_file, non_empty_path
 from cognition.errors import UsageError
 
 SUITES = {
@@ -44,7 +44,7 @@ def _parser() -> OneLineParser:
     )
     p.add_argument("-h", "--help", action="store_true", help="show this help (or, after a suite, the suite's)")
     p.add_argument("suite", nargs="?", choices=sorted(SUITES), help="suite to run (default: all)")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
+    p.add_argument("--json", metavar="FILE", type=non_empty_path, help="also write the results as JSON to FILE")
     return p
 
 
@@ -70,11 +70,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"error: {rest[0]}: a suite's flag; name the suite first (python -m cognition.bench SUITE "
               f"{' '.join(rest)}; SUITE --help lists its flags)", file=sys.stderr)
         return 2
-    if args.json:
-        out = Path(args.json)
-        if not out.parent.exists():
-            print(f"error: --json {args.json}: directory {out.parent} does not exist", file=sys.stderr)
-            return 2
+    if args.json is not None:
+        check_output_file("--json", args.json)
     suites = [args.suite] if args.suite else list(SUITES)
     results = {}
     for name in suites:
@@ -82,7 +79,7 @@ def _main(argv: list[str] | None) -> int:
         if not args.help:
             print(f"== {name}: {SUITES[name]}")
         results[name] = module.main(rest if args.suite else [])
-    if args.json:
+    if args.json is not None:
         Path(args.json).write_text(json.dumps(results, indent=2, default=float))
     return 0
 

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
+from pathlib import Path
 
 from cognition.errors import ConfigError, UsageError, abbreviate
 
@@ -69,3 +72,25 @@ def non_empty_path(text: str) -> str:
     if not text:
         raise argparse.ArgumentTypeError(f"{text!r} is not allowed: expected a path")
     return text
+
+
+def check_output_file(flag: str, out: str) -> None:
+    """UsageError, before any work, when the output file ``out`` given to ``flag`` (e.g. ``--json``) cannot take
+    the result: a missing directory, a directory, an existing file that cannot be written, or a new file in a
+    directory where nothing can be created (a scratch file is made and removed: /proc, a read-only mount). A
+    writable device (/dev/stdout) is the user's choice."""
+    path = Path(out)
+    if not path.resolve().parent.is_dir():
+        raise UsageError(f"{flag} = {out!r}: its directory does not exist: expected a file in an existing directory")
+    if path.is_dir():
+        raise UsageError(f"{flag} = {out!r} is a directory: expected a file to write the result to")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"{flag} = {out!r} cannot be written (no write permission): expected a writable file")
+        return
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.resolve().parent, prefix=".output-check-"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag} = {out!r}: nothing can be written in its directory ({exc.strerror or exc}): "
+                         "expected a file in a writable directory") from None

@@ -141,7 +141,11 @@ def main(argv: list[str] | None = None) -> int:
                 executor = _executor(args)
                 executor.open()  # Ray: start or join the cluster; a failure is one line, nothing written
                 stack.callback(executor.close)
-                root.mkdir(parents=True, exist_ok=True)
+                try:
+                    root.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:  # /proc, a read-only mount, a path under a file: before any point runs
+                    raise UsageError(f"--out {root}: cannot create the sweep's directory ({exc.strerror or exc})"
+                                     ) from None
                 stack.enter_context(SweepLock(root))
                 found = survey(spec, root)  # again, now that no other sweep can change it
         except UsageError as exc:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from cognition.analysis.summary import integration_verdict
-from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, int_between, non_empty_path
+from cognition.cli import (EXIT_OK, EXIT_USAGE, OneLineParser, check_output_file, int_at_least, int_between,
+                           non_empty_path)
 from cognition.errors import UsageError, first_line
 from cognition.reporting.datafile import AXES, CSV_COLUMNS, MAX_FILE_BYTES, DataSeries, read_series
 from cognition.phi.estimate import REPORTED, estimate
@@ -124,32 +123,11 @@ def describe(doc: dict) -> str:
     ])
 
 
-def _check_output(out: str) -> None:
-    """Refuse, before any work, a --json path that cannot take the result: a missing directory, a directory, an
-    existing file that cannot be written, or a new file in a directory where nothing can be created (a scratch
-    file is made and removed: /proc, a read-only mount). A writable device (/dev/stdout) is the user's choice."""
-    path = Path(out)
-    if not path.resolve().parent.is_dir():
-        raise UsageError(f"--json = {out!r}: its directory does not exist: expected a file in an existing directory")
-    if path.is_dir():
-        raise UsageError(f"--json = {out!r} is a directory: expected a file to write the result to")
-    if path.exists():
-        if not os.access(path, os.W_OK):
-            raise UsageError(f"--json = {out!r} cannot be written (no write permission): expected a writable file")
-        return
-    try:
-        with tempfile.NamedTemporaryFile(dir=path.resolve().parent, prefix=".phi-json-check-"):
-            pass
-    except OSError as exc:
-        raise UsageError(f"--json = {out!r}: nothing can be written in its directory ({exc.strerror or exc}): "
-                         "expected a file in a writable directory") from None
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.json:
-            _check_output(args.json)
+            check_output_file("--json", args.json)
         series = read_series(args.file, args.axes, args.var)
         try:
             result = estimate_series(series, args.lag, args.surrogates, args.seed, args.confidence)
