@@ -13,6 +13,7 @@ The unit tests at the end (abbreviate, the YAML expansion budget, the shared cou
 from __future__ import annotations
 
 import argparse
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
