@@ -156,6 +156,41 @@ def fault_injector(spec: str | None):
         raise UsageError(str(exc)) from None
 
 
+def iit4_by_intervention(source, *, cycles: int = 300, burn: int = 50, draws: int = 256, seed: int = 0,
+                         units=None, bootstrap: int = 50, null: int = 19, complexes: bool = True) -> dict:
+    """IIT 4.0 of each agent's own loop by intervention (docs/iit4.md), as ``python -m cognition.experiment iit4``
+    writes it: ``units``, ``owners``, ``grain``, ``agents`` (per agent ``phi_s``, ``phi_s_ci``, ``p_value``,
+    ``mip``, ``complex``, ``big_phi``, ...) and ``summary``. ``source``: a :class:`Config`, a :class:`Simulator`
+    (its configuration) or a run directory (its config.yaml); its agents are rebuilt without twins, from the
+    same seed, so their weights are the run's. ``seed`` seeds the choice of recorded states."""
+    from cognition.analysis.perturbational import iit4_by_intervention as per_agent_iit4
+    from cognition.analysis.perturbational import PROPOSALS_LESION, summarize, tpm_by_intervention
+    from cognition.simulator.build import assemble
+
+    if isinstance(source, Simulator):
+        source = source.config
+    elif isinstance(source, (str, Path)):
+        from cognition.simulator.rundir import CONFIG
+
+        path = Path(source) / CONFIG
+        if not path.is_file():
+            raise UsageError(f"{source}: not a run directory (no {CONFIG})")
+        source = configure(path=path)
+    if not isinstance(source, Config):
+        raise UsageError(f"source = {type(source).__name__}: expected a Config, a Simulator or a run directory")
+    if source.control.lesion == "proposals":
+        raise UsageError(f"control.lesion = 'proposals': {PROPOSALS_LESION}")
+    sections = source.to_dict()
+    sections["control"] = dict(sections.get("control") or {}, yoked=False)
+    cfg = configure(**sections)
+    loop = assemble(cfg).loop
+    ptpm = tpm_by_intervention(loop, cycles=cycles, burn=burn, draws=draws, seed=seed, units=units)
+    agents = per_agent_iit4(ptpm, bootstrap=bootstrap, null=null, seed=seed, complexes=complexes)
+    return {"units": ptpm.unit_names, "owners": ptpm.owners, "grain": ptpm.grain, "mode": cfg.quantum.mode,
+            "lesion": cfg.control.lesion, "cycles": cycles, "burn": burn, "draws": draws, "seed": seed,
+            "bootstrap": bootstrap, "null": null, "agents": agents, "summary": summarize(agents)}
+
+
 def load(run_dir: str | Path, partial: bool = False) -> RunResults:
     """The results of a finished run directory (made here or by the CLI). ``partial=True`` also reads a run
     that did not finish (killed, stopped, or still running), read-only: every cycle that metrics.jsonl and
@@ -163,4 +198,4 @@ def load(run_dir: str | Path, partial: bool = False) -> RunResults:
     return RunResults(run_dir, partial=partial)
 
 
-__all__ = ["Config", "RunResults", "Simulator", "configure", "load"]
+__all__ = ["Config", "RunResults", "Simulator", "configure", "iit4_by_intervention", "load"]

@@ -97,7 +97,8 @@ class CycleRecord:
 
 
 class IntegrationLoop:
-    def __init__(self, cfg, modules, *, device, dtype, population: Population | None = None):
+    def __init__(self, cfg, modules, *, device, dtype, population: Population | None = None,
+                 noise_ids: np.ndarray | None = None):
         self.cfg, self.device, self.dtype = cfg, device, dtype
         self.modules = {m.name: m for m in modules}
         self.declared = [m.name for m in modules]
@@ -109,6 +110,9 @@ class IntegrationLoop:
                           [f"workspace.{s}" for s in WORKSPACE_SIGNALS]
         self.population = population or make_population(cfg.run.agents, int(cfg.control.yoked), cfg.control.lesion)
         self.agents = self.population.identity  # each batch row's agent index: its weights and streams
+        # each row's noise streams of the cycles: its agent's, unless an intervention (cognition.architecture.perturb)
+        # gives rows of one agent fresh noise each
+        self.noise_ids = self.agents if noise_ids is None else np.asarray(noise_ids, dtype=np.int64)
         self.intact = self.population.groups["intact"]
         guard = self.guard(None)  # a module's fault in its weights: one line, before anything is written
         self.weights = {}  # name -> (rows, ...) tensors
@@ -119,6 +123,25 @@ class IntegrationLoop:
         self._route = torch.as_tensor(self.population.route, device=device)
         self._source = torch.as_tensor(self.population.source, device=device)
         self._b0 = self._initial_broadcast()
+
+    def rows_of(self, agents: np.ndarray, noise_ids: np.ndarray) -> "IntegrationLoop":
+        """A loop over rows of this loop's rows: row r has the weights (and initial broadcast) of this loop's row
+        ``agents[r]`` and the noise streams of identity ``noise_ids[r]``; modules and workspace are shared and
+        nothing is drawn again. For interventions (cognition.architecture.perturb): many rows of one agent,
+        each with fresh noise. Every row reads its own broadcast and competes over its own proposals."""
+        import copy
+
+        agents = np.asarray(agents, dtype=np.int64)
+        rows = np.arange(len(agents))
+        other = copy.copy(self)
+        other.population = Population(self.agents[agents], rows, rows, {"intact": slice(0, len(agents))})
+        other.agents, other.intact = other.population.identity, other.population.groups["intact"]
+        other.noise_ids = np.asarray(noise_ids, dtype=np.int64)
+        index = torch.as_tensor(agents, device=self.device)
+        other.weights = {name: slice_tree(w, index) for name, w in self.weights.items()}
+        other._route = other._source = torch.as_tensor(rows, device=self.device)
+        other._b0 = self._b0[index]
+        return other
 
     def compile_kernels(self, compile_fn) -> None:
         """Wrap every module's and the workspace's tensor kernels (``runtime.compile``)."""
@@ -186,7 +209,7 @@ class IntegrationLoop:
         inputs, new_states = {"broadcast": read[index]}, {}
         rows = len(inputs["broadcast"])
         for name in self.order:
-            streams = AgentStreams(self.cfg.run.seed, self.agents[index], name, cycle, self.device)
+            streams = AgentStreams(self.cfg.run.seed, self.noise_ids[index], name, cycle, self.device)
             mine = slice_tree(state.modules[name], index)
             with self._autocast():
                 out = guard.call(name, "propose", self.modules[name].propose, mine, inputs, streams,
@@ -201,7 +224,7 @@ class IntegrationLoop:
         """The competition of the rows ``index`` over ``proposals`` (theirs, or those of the rows their
         workspaces are yoked to): (broadcast, workspace state)."""
         core = {k: state.workspace[k][index] for k in WORKSPACE_STATE}
-        streams = AgentStreams(self.cfg.run.seed, self.agents[index], "workspace", cycle, self.device)
+        streams = AgentStreams(self.cfg.run.seed, self.noise_ids[index], "workspace", cycle, self.device)
         return self.workspace.compete(proposals, state.broadcast[index], core, cycle, streams)
 
     def _learn(self, part, read_prev: torch.Tensor, read_new: torch.Tensor, index: slice, guard: ProtocolGuard):

@@ -1,4 +1,5 @@
-"""``python -m cognition.experiment ablations ...``: experiments over many runs (docs/quantum-effects.md)."""
+"""``python -m cognition.experiment ablations ...``: experiments over many runs (docs/quantum-effects.md); ``iit4``:
+IIT 4.0 of the running architecture by intervention (docs/iit4.md, cognition/experiment/intervention.py)."""
 from __future__ import annotations
 
 import os
@@ -10,6 +11,7 @@ from pathlib import Path
 from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, MAX_WORKERS, OneLineParser, int_between
 from cognition.config.settings import MAX_CYCLES
 from cognition.errors import ConfigError, RunFailed, UsageError, abbreviate
+from cognition.experiment import intervention
 
 MAX_SEEDS = 10_000  # seeds per condition (runs: conditions x seeds)
 
@@ -21,8 +23,9 @@ def _parser() -> OneLineParser:
         "behaviour (CI across seeds, Holm-adjusted p-values) in OUT/report.{json,md,html}. Bad input (a flag "
         "value out of range, a run that cannot fit host memory with --workers runs at once by the runs' own plan, "
         "runs that cannot fit the free disk, an --out that is a file): one line, exit 2, before anything is "
-        "written."))
+        "written. iit4: IIT 4.0 of each agent's loop by intervention (docs/iit4.md)."))
     sub = p.add_subparsers(dest="experiment", required=True)
+    intervention.add_parser(sub)
     a = sub.add_parser("ablations", help="the factorial of quantum components and their controls",
                        description="The factorial of quantum components and their controls (see --help of "
                                    "python -m cognition.experiment).")
@@ -163,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     args.argv = argv
-    return ablations(args)
+    return intervention.run(args) if args.experiment == "iit4" else ablations(args)
 
 
 if __name__ == "__main__":

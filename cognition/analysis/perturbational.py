@@ -1,0 +1,334 @@
+"""IIT 4.0 of the running architecture by intervention (issue 46): each agent's TPM from perturbing its own loop.
+
+IIT defines cause-effect power by what a system's state does under intervention, not by observation (Oizumi,
+Albantakis & Tononi 2014; Albantakis et al. 2023). For each agent of a run:
+
+1. **Record** (:func:`cognition.architecture.perturb.record`): the agent's own loop runs ``burn + cycles``
+   cycles; every owner's state (each module's state tree, the workspace's broadcast and state) and every unit
+   are kept for the last ``cycles``.
+2. **Macro elements**: each selected unit is an element, binary: 1 when the unit is above its median over the
+   agent's recorded cycles (for a unit with few distinct values, where "above the median" would be constant,
+   at or above it). The median split gives each element both states about equally often, so every macro
+   state can be reached from recorded micro states; its rule and its limits are in docs/iit4.md (Hoel et al.
+   2016 and Marshall, Albantakis & Tononi 2018 on macro elements).
+3. **Maximum-entropy perturbation**: every macro state s of the n elements is set ``draws`` times. Each owner's
+   micro state is drawn, independently of the other owners', uniformly from the agent's recorded cycles in
+   which that owner's selected units hold their values in s (an owner's units are read-outs of one micro state
+   and are set together; owners of no selected unit are drawn from all recorded cycles).
+4. **One update**: the real loop advances every such row one whole cycle with fresh noise
+   (:class:`cognition.architecture.perturb.Intervention`), and the next macro states are counted with the
+   same thresholds: the state-by-state TPM, and the state-by-node TPM (each element's marginal, PyPhi's
+   convention) with the KL divergence between the two (what the product of marginals assumes).
+
+:func:`iit4_by_intervention` then gives per agent phi_s (exact IIT 4.0, :func:`cognition.phi.iit4`) in the
+agent's modal recorded macro state, its MIP, an interval from the TPM's sampling error (each marginal
+resampled Binomial(draws, p); the basic bootstrap interval) and a test of phi_s > 0 against a null with the same
+draws: the estimated TPM cut along its own MIP (each element's next state made to depend on its own part only),
+a reducible system (exact phi_s 0) as close to the estimate as one can be; phi_s of null TPMs drawn
+Binomial(draws, p0) shows what sampling error alone gives a reducible system.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cognition.architecture.perturb import Intervention, record
+
+#: why a proposals lesion is refused: the analysis runs the agents alone, without the donors it needs
+PROPOSALS_LESION = ("the intervention analysis runs the agents without their donors, whose proposals a lesioned "
+                    "workspace competes over; use broadcast or module:NAME")
+MAX_ELEMENTS = 7  # 2^7 macro states per agent; phi_s of 7 nodes is about a second (docs/iit4.md)
+
+
+def macro_thresholds(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(thresholds, strict) of shape (agents, n): each unit's median over the agent's cycles (``units``: (agents,
+    cycles, n)), and whether the element is 1 above it (True) or at or above it (False, where "above" would
+    never happen: a unit whose values at or above the median are all equal to it)."""
+    med = np.median(units, axis=1)
+    strict = (units > med[:, None, :]).any(axis=1)
+    return med, strict
+
+
+def binarize(units: np.ndarray, thresholds: np.ndarray, strict: np.ndarray) -> np.ndarray:
+    """Macro states (..., n) int8 of ``units`` (..., n) against per-unit ``thresholds`` and ``strict`` (n,)."""
+    return np.where(strict, units > thresholds, units >= thresholds).astype(np.int8)
+
+
+def state_bits(n: int) -> np.ndarray:
+    """(2^n, n) the bits of every state, little-endian (row s: bit i is (s >> i) & 1; PyPhi's order)."""
+    return ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(np.int8)
+
+
+def state_index(bits: np.ndarray) -> np.ndarray:
+    """The little-endian index of each row of ``bits`` (..., n)."""
+    return (bits.astype(np.int64) << np.arange(bits.shape[-1])).sum(axis=-1)
+
+
+@dataclass
+class PerturbationalTPM:
+    """Per agent, the TPM of the selected units estimated by intervention (module docstring).
+
+    tpm:        (agents, 2^n, n) state-by-node: P(element i is 1 at t+1 | macro state s set at t)
+    counts:     (agents, 2^n, 2^n) int64 state-by-state counts of next macro states
+    visits:     (agents, 2^n) how often each macro state was recorded (the agent's own dynamics)
+    kl_bits:    (agents,) mean over states of KL(state-by-state || product of marginals), bits (sampling alone
+                gives a product TPM some: :func:`kl_floor`)
+    """
+
+    unit_names: list
+    owners: list
+    tpm: np.ndarray
+    counts: np.ndarray
+    visits: np.ndarray
+    draws: int
+    cycles: int
+    burn: int
+    thresholds: np.ndarray
+    kl_bits: np.ndarray
+    grain: str = ("elements: the selected units of Phi, each binary above its median over the agent's recorded "
+                  "cycles; update: one whole cycle of the loop (propose, compete and broadcast, learn) from each "
+                  "owner's recorded state, with fresh noise")
+    seed: int = 0
+    notes: list = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.unit_names)
+
+    def modal_state(self) -> np.ndarray:
+        """(agents,) the index of each agent's most often recorded macro state."""
+        return self.visits.argmax(axis=1)
+
+
+def _select(names: list, units) -> list[int]:
+    if units is None:
+        chosen = list(range(len(names)))
+    else:
+        unknown = [u for u in units if u not in names]
+        if unknown:
+            raise ValueError(f"units: {unknown[0]!r} is not one of the run's units ({', '.join(names)})")
+        chosen = [names.index(u) for u in units]
+        if len(set(chosen)) != len(chosen):
+            raise ValueError(f"units: {list(units)} names a unit twice")
+    if not 2 <= len(chosen) <= MAX_ELEMENTS:
+        raise ValueError(f"units: {len(chosen)} elements; allowed 2 to {MAX_ELEMENTS} (2^n macro states, each set "
+                         "by intervention; exact IIT 4.0 of n nodes)")
+    return chosen
+
+
+def picks_for(macro: np.ndarray, owners: list, selected: list[int], draws: int, rng: np.random.Generator,
+              unit_names: list) -> dict:
+    """owner -> (agents, 2^n, draws) recorded cycles: for every agent, macro state and draw, a cycle in which the
+    owner's selected units held the state's values (uniform, with replacement; independent across owners).
+    ``macro``: (agents, cycles, n_units) recorded macro states. ValueError naming the agent, the owner, its
+    units and the values when no recorded cycle has them."""
+    A, C = macro.shape[:2]
+    n = len(selected)
+    bits = state_bits(n)
+    picks = {}
+    for owner in dict.fromkeys(owners):
+        mine = [j for j, u in enumerate(selected) if owners[u] == owner]  # positions among the elements
+        out = np.empty((A, 2**n, draws), dtype=np.int64)
+        if not mine:
+            out[:] = rng.integers(0, C, size=out.shape)
+            picks[owner] = out
+            continue
+        cols = [selected[j] for j in mine]
+        for a in range(A):
+            keys = state_index(macro[a][:, cols])  # (cycles,) the owner's recorded joint value
+            for value in range(2 ** len(mine)):
+                where = np.flatnonzero(keys == value)
+                states = np.flatnonzero(state_index(bits[:, mine]) == value)
+                if len(where) == 0:
+                    vals = ", ".join(f"{unit_names[c]}={(value >> k) & 1}" for k, c in enumerate(cols))
+                    raise ValueError(f"agent {a}: no recorded cycle has {vals} (owner {owner!r}, {C} cycles "
+                                     "recorded): record more cycles, or choose fewer or other units")
+                out[a, states] = rng.choice(where, size=(len(states), draws))
+        picks[owner] = out
+    return picks
+
+
+def tpm_by_intervention(loop, *, cycles: int = 200, burn: int = 50, draws: int = 64, seed: int = 0,
+                        units=None, rows_per_launch: int = 8192) -> PerturbationalTPM:
+    """Each agent's TPM of ``units`` (names; default all of ``loop.unit_names``) by intervention on ``loop``
+    (the agents' own loop, without twins): module docstring. Reproducible with ``seed`` (the picks; the noise of
+    every row is the run seed's, keyed by the row)."""
+    for name, value, low in (("cycles", cycles, 8), ("burn", burn, 0), ("draws", draws, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name}: got {value!r}; allowed an integer >= {low}")
+    selected = _select(list(loop.unit_names), units)
+    rec = record(loop, int(cycles), int(burn))
+    thr, strict = macro_thresholds(rec.units)
+    macro = np.stack([binarize(rec.units[a], thr[a], strict[a]) for a in range(rec.agents)])
+    constant = [(a, rec.unit_names[u]) for a in range(rec.agents) for u in selected if macro[a, :, u].min() ==
+                macro[a, :, u].max()]
+    if constant:
+        a, u = constant[0]
+        raise ValueError(f"agent {a}: unit {u!r} is constant over the {rec.cycles} recorded cycles, so it has no "
+                         "macro states to set: leave it out (units=) or record more cycles")
+    rng = np.random.default_rng(seed)
+    n, A = len(selected), rec.agents
+    picks = picks_for(macro, rec.owners, selected, int(draws), rng, rec.unit_names)
+    agents = np.repeat(np.arange(A), 2**n * draws)
+    nxt = Intervention(loop, rec, rows_per_launch).advance(agents, {o: p.reshape(-1) for o, p in picks.items()})
+    nxt_bits = np.stack([binarize(nxt[agents == a][:, selected], thr[a, selected], strict[a, selected])
+                         for a in range(A)]).reshape(A, 2**n, draws, n)
+    tpm = nxt_bits.mean(axis=2)
+    index = state_index(nxt_bits)  # (A, S, K)
+    counts = np.zeros((A, 2**n, 2**n), dtype=np.int64)
+    np.add.at(counts, (np.arange(A)[:, None, None], np.arange(2**n)[None, :, None], index), 1)
+    visits = np.zeros((A, 2**n), dtype=np.int64)
+    np.add.at(visits, (np.repeat(np.arange(A), rec.cycles), state_index(macro[:, :, selected]).reshape(-1)), 1)
+    return PerturbationalTPM([rec.unit_names[u] for u in selected], [rec.owners[u] for u in selected], tpm, counts,
+                             visits, int(draws), int(cycles), int(burn), thr[:, selected], product_kl(counts, tpm),
+                             seed=int(seed))
+
+
+def product_kl(counts: np.ndarray, tpm: np.ndarray) -> np.ndarray:
+    """(agents,) mean over current states of KL(P(next | s) || prod_i P(next_i | s)) in bits, from state-by-state
+    ``counts`` (agents, S, S) and state-by-node ``tpm`` (agents, S, n)."""
+    n = tpm.shape[-1]
+    p = counts / counts.sum(axis=2, keepdims=True)
+    bits = state_bits(n)  # (S_next, n)
+    q = np.prod(np.where(bits[None, None], tpm[:, :, None, :], 1 - tpm[:, :, None, :]), axis=-1)  # (A, S, S_next)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * np.log2(p / q), 0.0)
+    return terms.sum(axis=2).mean(axis=1)
+
+
+def independent_null(tpm: np.ndarray) -> np.ndarray:
+    """The null TPM (S, n) in which element i's next state depends only on its own current state (every element
+    a part of its own: :func:`cut_null`); the null of an estimate without a MIP."""
+    return cut_null(tpm, [(i,) for i in range(tpm.shape[1])])
+
+
+def cut_null(tpm: np.ndarray, parts) -> np.ndarray:
+    """The null TPM (S, n) cut along ``parts`` (the MIP's, as network indices): element i's next state depends only
+    on the current states of its own part's elements, the estimated marginal averaged over the other parts'
+    states (uniformly, as IIT's cut noises them). Reducible along ``parts`` (exact phi_s 0), it keeps every
+    dependence within a part."""
+    S, n = tpm.shape
+    bits = state_bits(n)
+    null = np.empty_like(tpm)
+    for part in parts:
+        part = list(part)
+        key = state_index(bits[:, part])  # each state's values on the part
+        for i in part:
+            size = 2 ** len(part)
+            null[:, i] = (np.bincount(key, weights=tpm[:, i], minlength=size) / np.bincount(key, minlength=size))[key]
+    return null
+
+
+def _phi(tpm: np.ndarray, state: np.ndarray):
+    from cognition.phi.iit4 import iit4
+
+    return iit4(tpm, tuple(int(b) for b in state), validate_state=False)
+
+
+def kl_floor(tpm: np.ndarray, draws: int, rng: np.random.Generator, replicates: int = 20) -> float:
+    """The mean :func:`product_kl` that sampling alone gives a TPM that is exactly the product of its marginals
+    ``tpm`` (S, n) at ``draws`` per state: ``replicates`` state-by-state count tables drawn from it."""
+    S, n = tpm.shape
+    out = []
+    for _ in range(replicates):
+        nxt = (rng.random((S, draws, n)) < tpm[:, None, :]).astype(np.int8)
+        counts = np.zeros((1, S, S), dtype=np.int64)
+        np.add.at(counts, (0, np.arange(S)[:, None], state_index(nxt)), 1)
+        out.append(product_kl(counts, nxt.mean(axis=1)[None])[0])
+    return float(np.mean(out))
+
+
+def _interval(values, confidence: float, estimate: float):
+    """The basic bootstrap interval [2 est - q_hi, 2 est - q_lo] (Davison & Hinkley 1997, eq. 5.6), clipped at 0:
+    phi_s is a minimum over partitions, biased low when several nearly tie, and the resampled values are
+    biased low again around the estimate; reversing the quantiles corrects the bias's direction where the
+    percentile interval doubles it (measured on the copy rings, docs/iit4.md)."""
+    if not len(values):
+        return None
+    alpha = 1 - confidence
+    lo, hi = np.quantile(values, [alpha / 2, 1 - alpha / 2])
+    return [max(0.0, float(2 * estimate - hi)), max(0.0, float(2 * estimate - lo))]
+
+
+def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = 20, null: int = 20, seed: int = 0,
+                         confidence: float = 0.95, agents=None, complexes: bool = True) -> list[dict]:
+    """Per agent (all, or the indices ``agents``), exact IIT 4.0 of the estimated state-by-node TPM in the
+    agent's modal recorded macro state (module docstring): ``phi_s`` of all the elements, its ``mip`` (unit
+    names), ``phi_s_ci`` (basic bootstrap interval over ``bootstrap`` TPMs resampled from the counts, each
+    marginal Binomial(draws, p) / draws: :func:`_interval`), ``p_value`` against ``null`` TPMs drawn the same way from
+    the estimate cut along its MIP (:func:`cut_null`: reducible, exact phi_s 0, every dependence within a part
+    kept) ((1 + #{null >= observed}) / (1 + null)); with ``complexes``, the maximal complex
+    (``complex``: unit names, ``complex_phi_s``, ``complexes``: all of them) and its ``big_phi`` when it has at
+    most 6 elements (``phi_structure``'s limit), each with an interval over the same resampled TPMs with the
+    complex's units held fixed (``complex_phi_s_ci``, ``big_phi_ci``); ``kl_bits`` and ``kl_floor_bits`` (what
+    sampling alone gives)."""
+    from cognition.phi.iit4 import iit4, maximal_complex, phi_structure
+    from cognition.phi.iit4.limits import MAX_STRUCTURE_NODES
+
+    rng = np.random.default_rng(seed)
+    K, bits, names = ptpm.draws, state_bits(ptpm.n), ptpm.unit_names
+    out = []
+    for a in (range(ptpm.tpm.shape[0]) if agents is None else agents):
+        tpm, state = ptpm.tpm[a], bits[ptpm.modal_state()[a]]
+        r = _phi(tpm, state)
+        resampled = [rng.binomial(K, tpm) / K for _ in range(bootstrap)]
+        boots = [_phi(t, state).phi_s for t in resampled]
+        p0 = cut_null(tpm, r.partition.parts) if r.partition is not None else independent_null(tpm)
+        nulls = [_phi(rng.binomial(K, p0) / K, state).phi_s for _ in range(null)]
+        entry = {"agent": int(a), "state": {n: int(b) for n, b in zip(names, state)}, "phi_s": float(r.phi_s),
+                 "phi_s_ci": _interval(boots, confidence, r.phi_s),
+                 "p_value": (1 + sum(v >= r.phi_s for v in nulls)) / (1 + len(nulls)) if nulls else None,
+                 "mip": _mip(r.partition, names), "kl_bits": float(ptpm.kl_bits[a]),
+                 "kl_floor_bits": kl_floor(tpm, K, rng)}
+        if complexes:
+            cx = maximal_complex(tpm, tuple(int(b) for b in state), validate_state=False)
+            m = cx.maximal
+            entry["complex"] = [names[i] for i in m.nodes] if m is not None else []
+            entry["complex_phi_s"] = float(m.phi_s) if m is not None else 0.0
+            entry["complexes"] = [[names[i] for i in c.nodes] for c in cx.complexes]
+            entry["complex_phi_s_ci"] = entry["big_phi"] = entry["big_phi_ci"] = None
+            if m is not None:  # the complex's units held fixed across the resampled TPMs
+                st = tuple(int(b) for b in state)
+                entry["complex_phi_s_ci"] = _interval([iit4(t, st, nodes=m.nodes, validate_state=False).phi_s
+                                                       for t in resampled], confidence, m.phi_s)
+                if len(m.nodes) <= MAX_STRUCTURE_NODES:
+                    big = [phi_structure(t, st, nodes=m.nodes, validate_state=False).big_phi for t in [tpm, *resampled]]
+                    entry["big_phi"], entry["big_phi_ci"] = float(big[0]), _interval(big[1:], confidence, big[0])
+        out.append(entry)
+    return out
+
+
+def summarize(per_agent: list[dict], confidence: float = 0.95, alpha: float = 0.05) -> dict:
+    """Across agents (independent replications): phi_s's mean with its t interval, quantiles, how many agents'
+    tests reject at ``alpha``, and how often each set of units is the maximal complex."""
+    from scipy import stats
+
+    values = np.array([e["phi_s"] for e in per_agent], dtype=float)
+    n = len(values)
+    mean = float(values.mean()) if n else None
+    ci = None
+    if n >= 2:
+        half = stats.t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / np.sqrt(n)
+        ci = [mean - float(half), mean + float(half)]
+    tested = [e["p_value"] for e in per_agent if e.get("p_value") is not None]
+    kinds = {}
+    for e in per_agent:
+        if "complex" in e:
+            key = "+".join(e["complex"]) or "(none)"
+            kinds[key] = kinds.get(key, 0) + 1
+    return {"agents": n, "phi_s_mean": mean, "phi_s_mean_ci": ci,
+            "phi_s_quantiles": {q: float(np.quantile(values, q)) for q in (0.0, 0.25, 0.5, 0.75, 1.0)} if n else None,
+            "rejected": sum(p <= alpha for p in tested), "tested": len(tested), "alpha": alpha,
+            "maximal_complexes": dict(sorted(kinds.items(), key=lambda kv: -kv[1]))}
+
+
+def _mip(partition, names: list) -> str | None:
+    """The MIP with unit names: "{a,b}-> | {c}<-" (arrows as :class:`cognition.phi.iit4.SystemPartition` prints)."""
+    if partition is None:
+        return None
+    if len(partition.parts) == 1:
+        return f"complete cut of {{{','.join(names[i] for i in partition.parts[0])}}}"
+    arrows = {"cause": "<-", "effect": "->", "bidirectional": "<->"}
+    return " | ".join(f"{{{','.join(names[i] for i in part)}}}{arrows[d]}"
+                      for part, d in zip(partition.parts, partition.directions))

@@ -1,0 +1,119 @@
+"""``python -m cognition.bench intervention``: IIT 4.0 by intervention (issue 46) on known networks and its cost.
+
+Known networks run through the module protocol and the real loop (``binary_net.py`` beside this file, loaded as
+a plug-in by path): per network and number of draws, over ``--agents`` agents (independent replications of the
+same network), the estimate of phi_s against the exact value (``phi.iit4`` on the true TPM, in each agent's
+modal state), the coverage of its interval and the rejections of its test. Then the cost on the architecture:
+TPM and IIT 4.0 of ``--arch-agents`` agents x 7 units in each mode.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from cognition.benchmarks import refuse, suite_parser
+from cognition.cli import int_between
+from cognition.phi.validation import MAX_RESAMPLES
+
+TOY = Path(__file__).resolve().parent / "binary_net.py"
+NETWORKS = ("copy_ring3", "copy_ring4", "independent3", "two_pairs4", "or_and_xor3")
+
+
+def _parser():
+    p = suite_parser("intervention", description=__doc__.splitlines()[0])
+    p.add_argument("--networks", nargs="+", choices=NETWORKS, default=list(NETWORKS), help="known networks")
+    p.add_argument("--draws", type=int_between(1, 10_000), nargs="+", default=[64, 256],
+                   help="interventions per macro state (default 64 256)")
+    p.add_argument("--agents", type=int_between(2, 1000), default=50, help="agents per network (default 50)")
+    p.add_argument("--cycles", type=int_between(8, 100_000), default=600, help="recorded cycles (default 600)")
+    p.add_argument("--bootstrap", type=int_between(0, MAX_RESAMPLES), default=100, help="default 100")
+    p.add_argument("--null", type=int_between(0, MAX_RESAMPLES), default=100, help="default 100")
+    p.add_argument("--seed", type=int_between(0, 2**31), default=0)
+    p.add_argument("--arch-agents", type=int_between(0, 4096), default=32,
+                   help="agents of the architecture's cost rows (0: none; default 32)")
+    p.add_argument("--arch-draws", type=int_between(1, 10_000), default=256, help="default 256")
+    return p
+
+
+def toy_loop(network: str, agents: int, seed: int = 0):
+    """The agents' loop of a known network (``binary_net.py``), its true TPM and its unit names."""
+    from cognition.config.settings import load_config
+    from cognition.simulator.build import assemble
+
+    module, cls = ("binary_net4", "BinaryNet4") if network.endswith("4") else ("binary_net", "BinaryNet")
+    cfg = load_config(overrides={"modules": {"plugins": [f"{TOY}:{cls}"], "enabled": [module],
+                                             "settings": {module: {"network": network}}},
+                                 "control": {"yoked": False}, "quantum": {"mode": "disabled"},
+                                 "run": {"agents": agents, "seed": seed}})
+    loop = assemble(cfg).loop
+    n = loop.modules[module].tpm.shape[1]
+    return loop, loop.modules[module].tpm.cpu().numpy(), [f"{module}.{c}" for c in "ABCD"[:n]]
+
+
+def toy_row(network: str, draws: int, args) -> dict:
+    from cognition.analysis.perturbational import iit4_by_intervention, tpm_by_intervention
+    from cognition.phi.iit4 import iit4
+
+    t0 = time.perf_counter()
+    loop, true, names = toy_loop(network, args.agents, args.seed)
+    est = tpm_by_intervention(loop, cycles=args.cycles, burn=20, draws=draws, seed=args.seed, units=names)
+    res = iit4_by_intervention(est, bootstrap=args.bootstrap, null=args.null, seed=args.seed + 1, complexes=False)
+    exact = np.array([iit4(true, tuple(e["state"].values()), validate_state=False).phi_s for e in res])
+    phi = np.array([e["phi_s"] for e in res])
+    covered = sum(e["phi_s_ci"] is not None and e["phi_s_ci"][0] <= x <= e["phi_s_ci"][1] for e, x in zip(res, exact))
+    z = (est.tpm - true[None]) / np.sqrt(np.maximum(true * (1 - true), 1e-12) / draws)[None]
+    return {"network": network, "draws": draws, "agents": args.agents, "exact_mean": float(exact.mean()),
+            "mean_error": float((phi - exact).mean()), "median_abs_error": float(np.median(np.abs(phi - exact))),
+            "covered": int(covered), "rejected": int(sum(e["p_value"] <= 0.05 for e in res if e["p_value"])),
+            "tpm_chi2": float((z**2).sum()), "tpm_df": int(z.size), "seconds": time.perf_counter() - t0}
+
+
+def arch_row(mode: str, args) -> dict:
+    from cognition.analysis.perturbational import iit4_by_intervention, tpm_by_intervention
+    from cognition.config.settings import load_config
+    from cognition.simulator.build import assemble
+
+    cfg = load_config(overrides={"control": {"yoked": False}, "quantum": {"mode": mode},
+                                 "run": {"agents": args.arch_agents}})
+    loop = assemble(cfg).loop
+    t0 = time.perf_counter()
+    est = tpm_by_intervention(loop, cycles=300, burn=50, draws=args.arch_draws, seed=args.seed)
+    t1 = time.perf_counter()
+    iit4_by_intervention(est, bootstrap=0, null=0, complexes=False)
+    t2 = time.perf_counter()
+    iit4_by_intervention(est, bootstrap=50, null=19, seed=args.seed)
+    t3 = time.perf_counter()
+    return {"mode": mode, "agents": args.arch_agents, "units": est.n, "draws": args.arch_draws,
+            "rows": args.arch_agents * 2**est.n * args.arch_draws, "tpm_s": t1 - t0, "phi_s_s": t2 - t1,
+            "defaults_iit4_s": t3 - t2}
+
+
+def main(argv: list[str]) -> dict:
+    args = _parser().parse_args(argv)
+    refuse([f"--cycles {args.cycles}: allowed >= 50 for the known networks to visit every state"]
+           if args.cycles < 50 else [])
+    rows = []
+    print("network       draws  exact   mean err  median |err|  covered  rejected  TPM chi2/df   s")
+    for network in args.networks:
+        for draws in args.draws:
+            try:
+                r = toy_row(network, draws, args)
+            except ValueError as exc:  # a state the network never visited in --cycles
+                print(f"{network:<13} {draws:>5}  refused: {exc}")
+                continue
+            rows.append(r)
+            print(f"{network:<13} {draws:>5}  {r['exact_mean']:.4f}  {r['mean_error']:+.4f}   {r['median_abs_error']:.4f}"
+                  f"        {r['covered']:>3}/{r['agents']}   {r['rejected']:>3}/{r['agents']}   "
+                  f"{r['tpm_chi2']:.0f}/{r['tpm_df']}  {r['seconds']:.1f}", flush=True)
+    arch = []
+    if args.arch_agents:
+        print("architecture: mode, agents x units, rows; TPM s, phi_s s (no interval), IIT 4.0 s at the command's "
+              "defaults (bootstrap 50, null 19, complexes)")
+        for mode in ("disabled", "lite"):
+            r = arch_row(mode, args)
+            arch.append(r)
+            print(f"  {mode:<8} {r['agents']} x {r['units']}, {r['rows']:,} rows; {r['tpm_s']:.1f} s, "
+                  f"{r['phi_s_s']:.1f} s, {r['defaults_iit4_s']:.1f} s", flush=True)
+    return {"toys": rows, "architecture": arch}
