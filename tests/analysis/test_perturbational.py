@@ -21,7 +21,16 @@ from cognition.architecture.perturb import record
 from cognition.benchmarks.intervention import toy_loop
 from cognition.config.settings import load_config
 from cognition.phi.iit4 import iit4
+from cognition.modules import unregister
 from cognition.simulator.build import assemble
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_the_known_networks():
+    """The known networks register as plug-ins; the registry is the process's, so leave it as it was found."""
+    yield
+    for name in ("binary_net", "binary_net4"):
+        unregister(name)
 
 @pytest.mark.parametrize("mode", ["disabled", "lite"])
 def test_a_replayed_row_is_the_recorded_next_cycle_bit_for_bit(mode):
