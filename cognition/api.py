@@ -156,15 +156,18 @@ def fault_injector(spec: str | None):
         raise UsageError(str(exc)) from None
 
 
-def iit4_by_intervention(source, *, cycles: int = 300, burn: int = 50, draws: int = 256, seed: int = 0,
-                         units=None, bootstrap: int = 50, null: int = 19, complexes: bool = True) -> dict:
+def iit4_by_intervention(source, *, cycles: int | None = None, burn: int | None = None, draws: int | None = None,
+                         seed: int = 0, units=None, bootstrap: int | None = None, null: int | None = None,
+                         complexes: bool = True) -> dict:
     """IIT 4.0 of each agent's own loop by intervention (docs/iit4.md), as ``python -m cognition.experiment iit4``
     writes it: ``units``, ``owners``, ``grain``, ``agents`` (per agent ``phi_s``, ``phi_s_ci``, ``p_value``,
     ``mip``, ``complex``, ``big_phi``, ...) and ``summary``. ``source``: a :class:`Config`, a :class:`Simulator`
     (its configuration) or a run directory (its config.yaml); its agents are rebuilt without twins, from the
-    same seed, so their weights are the run's. ``seed`` seeds the choice of recorded states."""
+    same seed, so their weights are the run's. ``seed`` seeds the choice of recorded states. A count left None
+    takes the analysis's default (``cognition.analysis.perturbational.DEFAULTS``: 300 cycles, burn-in 50, 256
+    draws, 50 bootstrap and 19 null TPMs)."""
     from cognition.analysis.perturbational import iit4_by_intervention as per_agent_iit4
-    from cognition.analysis.perturbational import PROPOSALS_LESION, summarize, tpm_by_intervention
+    from cognition.analysis.perturbational import DEFAULTS, PROPOSALS_LESION, summarize, tpm_by_intervention
     from cognition.simulator.build import assemble
 
     if isinstance(source, Simulator):
@@ -183,6 +186,8 @@ def iit4_by_intervention(source, *, cycles: int = 300, burn: int = 50, draws: in
     sections = source.to_dict()
     sections["control"] = dict(sections.get("control") or {}, yoked=False)
     cfg = configure(**sections)
+    given = {"cycles": cycles, "burn": burn, "draws": draws, "bootstrap": bootstrap, "null": null}
+    cycles, burn, draws, bootstrap, null = (DEFAULTS[k] if v is None else v for k, v in given.items())
     loop = assemble(cfg).loop
     ptpm = tpm_by_intervention(loop, cycles=cycles, burn=burn, draws=draws, seed=seed, units=units)
     agents = per_agent_iit4(ptpm, bootstrap=bootstrap, null=null, seed=seed, complexes=complexes)

@@ -29,7 +29,7 @@ Binomial(draws, p0) shows what sampling error alone gives a reducible system.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from cognition.architecture.perturb import Intervention, record
 PROPOSALS_LESION = ("the intervention analysis runs the agents without their donors, whose proposals a lesioned "
                     "workspace competes over; use broadcast or module:NAME")
 MAX_ELEMENTS = 7  # 2^7 macro states per agent; phi_s of 7 nodes is about a second (docs/iit4.md)
+#: the defaults of the analysis, the API and the command: 256 draws, from which the interval covers the known rings
+#: at >= 90 % (docs/iit4.md); 19 nulls, so that p reaches 0.05
+DEFAULTS = {"cycles": 300, "burn": 50, "draws": 256, "bootstrap": 50, "null": 19}
 
 
 def macro_thresholds(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +93,6 @@ class PerturbationalTPM:
                   "cycles; update: one whole cycle of the loop (propose, compete and broadcast, learn) from each "
                   "owner's recorded state, with fresh noise")
     seed: int = 0
-    notes: list = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -149,8 +151,9 @@ def picks_for(macro: np.ndarray, owners: list, selected: list[int], draws: int, 
     return picks
 
 
-def tpm_by_intervention(loop, *, cycles: int = 200, burn: int = 50, draws: int = 64, seed: int = 0,
-                        units=None, rows_per_launch: int = 8192) -> PerturbationalTPM:
+def tpm_by_intervention(loop, *, cycles: int = DEFAULTS["cycles"], burn: int = DEFAULTS["burn"],
+                        draws: int = DEFAULTS["draws"], seed: int = 0, units=None,
+                        rows_per_launch: int = 8192) -> PerturbationalTPM:
     """Each agent's TPM of ``units`` (names; default all of ``loop.unit_names``) by intervention on ``loop``
     (the agents' own loop, without twins): module docstring. Reproducible with ``seed`` (the picks; the noise of
     every row is the run seed's, keyed by the row)."""
@@ -251,7 +254,8 @@ def _interval(values, confidence: float, estimate: float):
     return [max(0.0, float(2 * estimate - hi)), max(0.0, float(2 * estimate - lo))]
 
 
-def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = 20, null: int = 20, seed: int = 0,
+def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["bootstrap"],
+                         null: int = DEFAULTS["null"], seed: int = 0,
                          confidence: float = 0.95, agents=None, complexes: bool = True) -> list[dict]:
     """Per agent (all, or the indices ``agents``), exact IIT 4.0 of the estimated state-by-node TPM in the
     agent's modal recorded macro state (module docstring): ``phi_s`` of all the elements, its ``mip`` (unit

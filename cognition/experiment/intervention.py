@@ -16,11 +16,12 @@ from cognition.cli import EXIT_OK, EXIT_USAGE, check_output_file, int_between, n
 from cognition.errors import ConfigError, UsageError
 from cognition.phi.validation import MAX_RESAMPLES
 
-# 256 draws: the interval covers the known rings at >= 90 % from there (docs/iit4.md); 19 nulls: p down to 0.05
-DEFAULTS = {"cycles": 300, "burn": 50, "agents": 32, "draws": 256, "bootstrap": 50, "null": 19}
+AGENTS = 32  # as the main job
 
 
 def add_parser(sub) -> None:
+    from cognition.analysis.perturbational import DEFAULTS
+
     p = sub.add_parser("iit4", help="IIT 4.0 of each agent's loop, by intervention (docs/iit4.md)",
                        description="IIT 4.0 of the running architecture by intervention: each agent's TPM of its "
                                    "units estimated by setting every macro state of its own loop and advancing one "
@@ -37,8 +38,7 @@ def add_parser(sub) -> None:
                    help=f"recorded cycles per agent after the burn-in (8 to 100000; default {DEFAULTS['cycles']})")
     p.add_argument("--burn", type=int_between(0, 100_000), default=DEFAULTS["burn"],
                    help=f"cycles run before recording (default {DEFAULTS['burn']})")
-    p.add_argument("--agents", type=int_between(1, 4096), default=DEFAULTS["agents"],
-                   help=f"agents (1 to 4096; default {DEFAULTS['agents']})")
+    p.add_argument("--agents", type=int_between(1, 4096), default=AGENTS, help=f"agents (1 to 4096; default {AGENTS})")
     p.add_argument("--draws", type=int_between(1, 10_000), default=DEFAULTS["draws"],
                    help=f"interventions per macro state and agent (1 to 10000; default {DEFAULTS['draws']})")
     p.add_argument("--seed", type=int_between(0, 2**63 - 1), default=0,
