@@ -23,8 +23,8 @@ Albantakis & Tononi 2014; Albantakis et al. 2023). For each agent of a run:
 :func:`iit4_by_intervention` then gives per agent phi_s (exact IIT 4.0, :func:`cognition.phi.iit4`) in the
 agent's modal recorded macro state, its MIP, an interval from the TPM's sampling error (each marginal
 resampled Binomial(draws, p); the basic bootstrap interval) and a test of phi_s > 0 against a null with the same
-draws: the estimated TPM cut along its own MIP (each element's next state made to depend on its own part only),
-a reducible system (exact phi_s 0) as close to the estimate as one can be; phi_s of null TPMs drawn
+draws: the estimated TPM cut along its own MIP, directions included (the cut connections noised, every other one
+kept), a reducible system (exact phi_s 0) as close to the estimate as one can be; phi_s of null TPMs drawn
 Binomial(draws, p0) shows what sampling error alone gives a reducible system.
 """
 from __future__ import annotations
@@ -206,20 +206,30 @@ def independent_null(tpm: np.ndarray) -> np.ndarray:
     return cut_null(tpm, [(i,) for i in range(tpm.shape[1])])
 
 
-def cut_null(tpm: np.ndarray, parts) -> np.ndarray:
-    """The null TPM (S, n) cut along ``parts`` (the MIP's, as network indices): element i's next state depends only
-    on the current states of its own part's elements, the estimated marginal averaged over the other parts'
-    states (uniformly, as IIT's cut noises them). Reducible along ``parts`` (exact phi_s 0), it keeps every
-    dependence within a part."""
+def cut_null(tpm: np.ndarray, parts, directions=None) -> np.ndarray:
+    """The null TPM (S, n) cut along a system partition (the MIP's ``parts``, network indices, with IIT 4.0's
+    ``directions``: "cause" cuts the part's inputs from the rest, "effect" its outputs to the rest,
+    "bidirectional" both; None: every part "cause", each part cut off from the others' inputs): each element's
+    marginal is averaged, uniformly (as IIT's cut noises them), over the current states of the elements whose
+    connections to it are cut. Reducible along the partition (exact phi_s 0), it keeps every connection the
+    partition leaves, feedforward ones included."""
     S, n = tpm.shape
     bits = state_bits(n)
+    noised = [set() for _ in range(n)]  # element -> the elements whose connections into it are cut
+    for part, direction in zip(parts, directions or ["cause"] * len(parts)):
+        inside, outside = set(part), set(range(n)) - set(part)
+        if direction in ("cause", "bidirectional"):
+            for i in inside:
+                noised[i] |= outside
+        if direction in ("effect", "bidirectional"):
+            for i in outside:
+                noised[i] |= inside
     null = np.empty_like(tpm)
-    for part in parts:
-        part = list(part)
-        key = state_index(bits[:, part])  # each state's values on the part
-        for i in part:
-            size = 2 ** len(part)
-            null[:, i] = (np.bincount(key, weights=tpm[:, i], minlength=size) / np.bincount(key, minlength=size))[key]
+    for i in range(n):
+        kept = [j for j in range(n) if j not in noised[i]]
+        key = state_index(bits[:, kept]) if kept else np.zeros(S, dtype=np.int64)
+        size = 2 ** len(kept)
+        null[:, i] = (np.bincount(key, weights=tpm[:, i], minlength=size) / np.bincount(key, minlength=size))[key]
     return null
 
 
@@ -261,7 +271,7 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
     agent's modal recorded macro state (module docstring): ``phi_s`` of all the elements, its ``mip`` (unit
     names), ``phi_s_ci`` (basic bootstrap interval over ``bootstrap`` TPMs resampled from the counts, each
     marginal Binomial(draws, p) / draws: :func:`_interval`), ``p_value`` against ``null`` TPMs drawn the same way from
-    the estimate cut along its MIP (:func:`cut_null`: reducible, exact phi_s 0, every dependence within a part
+    the estimate cut along its MIP (:func:`cut_null`: reducible, exact phi_s 0, every connection the MIP leaves
     kept) ((1 + #{null >= observed}) / (1 + null)); with ``complexes``, the maximal complex
     (``complex``: unit names, ``complex_phi_s``, ``complexes``: all of them) and its ``big_phi`` when it has at
     most 6 elements (``phi_structure``'s limit), each with an interval over the same resampled TPMs with the
@@ -278,7 +288,8 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
         r = _phi(tpm, state)
         resampled = [rng.binomial(K, tpm) / K for _ in range(bootstrap)]
         boots = [_phi(t, state).phi_s for t in resampled]
-        p0 = cut_null(tpm, r.partition.parts) if r.partition is not None else independent_null(tpm)
+        p0 = cut_null(tpm, r.partition.parts, r.partition.directions) if r.partition is not None else \
+            independent_null(tpm)
         nulls = [_phi(rng.binomial(K, p0) / K, state).phi_s for _ in range(null)]
         entry = {"agent": int(a), "state": {n: int(b) for n, b in zip(names, state)}, "phi_s": float(r.phi_s),
                  "phi_s_ci": _interval(boots, confidence, r.phi_s),

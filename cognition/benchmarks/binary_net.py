@@ -88,3 +88,30 @@ class BinaryNet4(BinaryNet):
     settings_class = BinaryNet4Settings
     unit_signals = ("A", "B", "C", "D")
     networks = NETWORKS4
+
+
+@register_module("xor_loop")
+class XorLoop(CognitiveModule):
+    """A loop through the workspace: the module's bit becomes its own bit XOR the sign of the broadcast it read,
+    flipping with probability 0.1, and its content (+1 or -1 on every dimension) is what the workspace broadcasts.
+    The module and the workspace then form one integrated two-element system; with the broadcast lesion (the
+    module reads the fixed initial broadcast) the workspace only follows the module, a reducible system. The
+    control of the lesion analysis that can fail (docs/iit4.md)."""
+
+    name = "xor_loop"
+    reads = ("broadcast",)
+    unit_signals = ("bit",)
+
+    def init_state(self, agents, streams):
+        bits = self.initial_streams(agents).uniform(0.0, 1.0, 1)[:, 0] < 0.5
+        return {"bit": torch.as_tensor(bits, dtype=self.dtype, device=self.device)}
+
+    def propose(self, state, inputs, streams, weights):
+        read = (inputs["broadcast"].mean(dim=1) > 0).to(self.dtype)
+        flip = torch.as_tensor(streams.uniform(0.0, 1.0, 1)[:, 0] < 0.1, dtype=self.dtype, device=self.device)
+        bit = (state["bit"] + read + flip) % 2
+        content = (2 * bit - 1)[:, None].expand(-1, self.D).contiguous()
+        return Proposal(content, torch.ones_like(bit)), {"bit": bit}
+
+    def units(self, proposal, b_prev):
+        return ((proposal.content[:, :1] + 1) / 2)

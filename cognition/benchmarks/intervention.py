@@ -4,7 +4,8 @@ Known networks run through the module protocol and the real loop (``binary_net.p
 a plug-in by path): per network and number of draws, over ``--agents`` agents (independent replications of the
 same network), the estimate of phi_s against the exact value (``phi.iit4`` on the true TPM, in each agent's
 modal state), the coverage of its interval and the rejections of its test. Then the cost on the architecture:
-TPM and IIT 4.0 of ``--arch-agents`` agents x 7 units in each mode.
+TPM and IIT 4.0 of ``--arch-agents`` agents x 7 units in each mode. Between them, the lesion analysis's control that
+can fail: a loop through the workspace (``binary_net.XorLoop``) intact and with the broadcast lesion.
 """
 from __future__ import annotations
 
@@ -70,6 +71,25 @@ def toy_row(network: str, draws: int, args) -> dict:
             "tpm_chi2": float((z**2).sum()), "tpm_df": int(z.size), "seconds": time.perf_counter() - t0}
 
 
+def lesion_row(lesion: str | None, draws: int, args) -> dict:
+    """The loop through the workspace (``binary_net.XorLoop``), intact or with the broadcast lesion: phi_s of the
+    module's bit and the broadcast's mean, and how many agents' tests reject (integrated intact, feedforward, so
+    reducible, under the lesion)."""
+    from cognition.analysis.perturbational import iit4_by_intervention, tpm_by_intervention
+    from cognition.config.settings import load_config
+    from cognition.simulator.build import assemble
+
+    cfg = load_config(overrides={"modules": {"plugins": [f"{TOY}:XorLoop"], "enabled": ["xor_loop"]},
+                                 "control": {"yoked": False, "lesion": lesion}, "quantum": {"mode": "disabled"},
+                                 "run": {"agents": args.agents, "seed": args.seed}})
+    est = tpm_by_intervention(assemble(cfg).loop, cycles=args.cycles, burn=20, draws=draws, seed=args.seed,
+                              units=["xor_loop.bit", "workspace.broadcast_mean"])
+    res = iit4_by_intervention(est, bootstrap=0, null=args.null, seed=args.seed + 1, complexes=False)
+    phi = np.array([e["phi_s"] for e in res])
+    return {"lesion": lesion, "draws": draws, "agents": args.agents, "phi_s_mean": float(phi.mean()),
+            "rejected": int(sum(e["p_value"] <= 0.05 for e in res))}
+
+
 def arch_row(mode: str, args) -> dict:
     from cognition.analysis.perturbational import iit4_by_intervention, tpm_by_intervention
     from cognition.config.settings import load_config
@@ -107,6 +127,14 @@ def main(argv: list[str]) -> dict:
             print(f"{network:<13} {draws:>5}  {r['exact_mean']:.4f}  {r['mean_error']:+.4f}   {r['median_abs_error']:.4f}"
                   f"        {r['covered']:>3}/{r['agents']}   {r['rejected']:>3}/{r['agents']}   "
                   f"{r['tpm_chi2']:.0f}/{r['tpm_df']}  {r['seconds']:.1f}", flush=True)
+    lesions = []
+    print("the loop through the workspace (xor_loop: its bit and workspace.broadcast_mean): intact, broadcast lesion")
+    for lesion in (None, "broadcast"):
+        for draws in args.draws:
+            r = lesion_row(lesion, draws, args)
+            lesions.append(r)
+            print(f"  {lesion or 'intact':<9} {draws:>5} draws: mean phi_s {r['phi_s_mean']:.4f}, test rejects "
+                  f"{r['rejected']}/{r['agents']}", flush=True)
     arch = []
     if args.arch_agents:
         print("architecture: mode, agents x units, rows; TPM s, phi_s s (no interval), IIT 4.0 s at the command's "
@@ -116,4 +144,4 @@ def main(argv: list[str]) -> dict:
             arch.append(r)
             print(f"  {mode:<8} {r['agents']} x {r['units']}, {r['rows']:,} rows; {r['tpm_s']:.1f} s, "
                   f"{r['phi_s_s']:.1f} s, {r['defaults_iit4_s']:.1f} s", flush=True)
-    return {"toys": rows, "architecture": arch}
+    return {"toys": rows, "lesion_toy": lesions, "architecture": arch}

@@ -29,7 +29,7 @@ from cognition.simulator.build import assemble
 def _forget_the_known_networks():
     """The known networks register as plug-ins; the registry is the process's, so leave it as it was found."""
     yield
-    for name in ("binary_net", "binary_net4"):
+    for name in ("binary_net", "binary_net4", "xor_loop"):
         unregister(name)
 
 @pytest.mark.parametrize("mode", ["disabled", "lite"])
@@ -98,6 +98,13 @@ def test_the_nulls_are_reducible_and_keep_the_dependence_within_each_part():
     assert iit4(null, (0, 1, 0, 1), validate_state=False).phi_s == 0.0
     assert np.allclose(independent_null(tpm), cut_null(tpm, [(0,), (1,), (2,), (3,)]))
     assert np.allclose(cut_null(tpm, [(0, 1, 2, 3)]), tpm)  # one part: nothing cut
+    # a directed cut noises only the cut connections: {0}-> | {1,2,3}<- cuts 0 -> {1,2,3}, keeps {1,2,3} -> 0
+    directed = cut_null(tpm, [(0,), (1, 2, 3)], ["effect", "cause"])
+    assert np.allclose(directed[:, 0], tpm[:, 0])
+    for s in range(16):
+        same = [t for t in range(16) if (bits[t, 1:] == bits[s, 1:]).all()]
+        assert np.isclose(directed[s, 2], tpm[same, 2].mean())
+    assert iit4(directed, (1, 0, 0, 1), validate_state=False).phi_s == 0.0
 
 
 def test_macro_states_split_each_unit_at_its_median_and_keep_discrete_units_binary():
@@ -140,3 +147,23 @@ def test_phi_s_jumps_at_a_tie_of_maximal_cause_states():
     for _ in range(3):
         nudged = iit4(true + rng.normal(0, 1e-6, true.shape), (1, 0, 0), validate_state=False)
         assert nudged.phi_s == pytest.approx(0.1468, abs=1e-3)
+
+
+def test_the_broadcast_lesion_removes_a_loop_through_the_workspace():
+    # The lesion analysis's control that can fail. Reference: the construction of binary_net.XorLoop: the module's
+    # next bit is its bit XOR the broadcast's sign (integrated with the workspace); with the broadcast lesion it reads
+    # the fixed initial broadcast, so the workspace only follows the module (feedforward: exact phi_s 0)
+    from cognition.benchmarks.intervention import TOY
+
+    found = {}
+    for lesion in (None, "broadcast"):
+        cfg = load_config(overrides={"modules": {"plugins": [f"{TOY}:XorLoop"], "enabled": ["xor_loop"]},
+                                     "control": {"yoked": False, "lesion": lesion}, "quantum": {"mode": "disabled"},
+                                     "run": {"agents": 12}})
+        est = tpm_by_intervention(assemble(cfg).loop, cycles=300, burn=20, draws=128, seed=0,
+                                  units=["xor_loop.bit", "workspace.broadcast_mean"])
+        found[lesion] = iit4_by_intervention(est, bootstrap=0, null=19, seed=1, complexes=False)
+    assert sum(e["p_value"] <= 0.05 for e in found[None]) >= 11
+    assert np.median([e["phi_s"] for e in found[None]]) > 0.1
+    assert sum(e["p_value"] <= 0.05 for e in found["broadcast"]) <= 2
+    assert np.median([e["phi_s"] for e in found["broadcast"]]) < 0.02
