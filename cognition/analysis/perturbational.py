@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cognition.architecture.perturb import Intervention, record
+from cognition.analysis.statistics import t_interval
+from cognition.architecture.perturb import ROWS_PER_LAUNCH, Intervention, record
 
 #: why a proposals lesion is refused: the analysis runs the agents alone, without the donors it needs
 PROPOSALS_LESION = ("the intervention analysis runs the agents without their donors, whose proposals a lesioned "
@@ -153,7 +154,7 @@ def picks_for(macro: np.ndarray, owners: list, selected: list[int], draws: int, 
 
 def tpm_by_intervention(loop, *, cycles: int = DEFAULTS["cycles"], burn: int = DEFAULTS["burn"],
                         draws: int = DEFAULTS["draws"], seed: int = 0, units=None,
-                        rows_per_launch: int = 8192) -> PerturbationalTPM:
+                        rows_per_launch: int = ROWS_PER_LAUNCH) -> PerturbationalTPM:
     """Each agent's TPM of ``units`` (names; default all of ``loop.unit_names``) by intervention on ``loop``
     (the agents' own loop, without twins): module docstring. Reproducible with ``seed`` (the picks; the noise of
     every row is the run seed's, keyed by the row)."""
@@ -294,7 +295,7 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
         entry = {"agent": int(a), "state": {n: int(b) for n, b in zip(names, state)}, "phi_s": float(r.phi_s),
                  "phi_s_ci": _interval(boots, confidence, r.phi_s),
                  "p_value": (1 + sum(v >= r.phi_s for v in nulls)) / (1 + len(nulls)) if nulls else None,
-                 "mip": _mip(r.partition, names), "kl_bits": float(ptpm.kl_bits[a]),
+                 "mip": r.partition.labelled(names) if r.partition is not None else None, "kl_bits": float(ptpm.kl_bits[a]),
                  "kl_floor_bits": kl_floor(tpm, K, rng)}
         if complexes:
             cx = maximal_complex(tpm, tuple(int(b) for b in state), validate_state=False)
@@ -317,15 +318,12 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
 def summarize(per_agent: list[dict], confidence: float = 0.95, alpha: float = 0.05) -> dict:
     """Across agents (independent replications): phi_s's mean with its t interval, quantiles, how many agents'
     tests reject at ``alpha``, and how often each set of units is the maximal complex."""
-    from scipy import stats
-
     values = np.array([e["phi_s"] for e in per_agent], dtype=float)
     n = len(values)
-    mean = float(values.mean()) if n else None
-    ci = None
-    if n >= 2:
-        half = stats.t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / np.sqrt(n)
-        ci = [mean - float(half), mean + float(half)]
+    mean, ci = None, None
+    if n:
+        mean, low, high = t_interval(values, confidence)
+        ci = [low, high] if low is not None else None
     tested = [e["p_value"] for e in per_agent if e.get("p_value") is not None]
     kinds = {}
     for e in per_agent:
@@ -336,14 +334,3 @@ def summarize(per_agent: list[dict], confidence: float = 0.95, alpha: float = 0.
             "phi_s_quantiles": {q: float(np.quantile(values, q)) for q in (0.0, 0.25, 0.5, 0.75, 1.0)} if n else None,
             "rejected": sum(p <= alpha for p in tested), "tested": len(tested), "alpha": alpha,
             "maximal_complexes": dict(sorted(kinds.items(), key=lambda kv: -kv[1]))}
-
-
-def _mip(partition, names: list) -> str | None:
-    """The MIP with unit names: "{a,b}-> | {c}<-" (arrows as :class:`cognition.phi.iit4.SystemPartition` prints)."""
-    if partition is None:
-        return None
-    if len(partition.parts) == 1:
-        return f"complete cut of {{{','.join(names[i] for i in partition.parts[0])}}}"
-    arrows = {"cause": "<-", "effect": "->", "bidirectional": "<->"}
-    return " | ".join(f"{{{','.join(names[i] for i in part)}}}{arrows[d]}"
-                      for part, d in zip(partition.parts, partition.directions))

@@ -22,10 +22,12 @@ import torch
 
 from cognition.architecture.loop import IntegrationLoop, LoopState
 from cognition.architecture.workspace import WORKSPACE_STATE
+from cognition.modules.base import slice_tree
 
 WORKSPACE = "workspace"
 NOISE_BASE = 2**31  # stream identities of the intervention rows: above any run's agents and donors
 WORKSPACE_KEYS = (*WORKSPACE_STATE, "winner", "dwell")
+ROWS_PER_LAUNCH = 8192  # intervention rows advanced at once: the assembled states of a launch stay small
 
 
 def owners_of(loop: IntegrationLoop) -> list[str]:
@@ -45,11 +47,6 @@ def _stack(trees: list):
     if isinstance(first, dict):
         return {k: _stack([t[k] for t in trees]) for k in first}
     return torch.stack(trees)
-
-
-def _gather(tree, cycles: torch.Tensor, agents: torch.Tensor):
-    """Rows (cycles[r], agents[r]) of a tree of (cycles, agents, ...) tensors."""
-    return _tree_map(tree, lambda x: x[cycles, agents])
 
 
 @dataclass
@@ -73,9 +70,11 @@ class Recording:
         """The loop state of rows whose owners' states are agent ``agents[r]``'s at recorded cycle
         ``picks[owner][r]`` (0-based, after the burn-in); ``cycle``: the completed cycles it stands for."""
         a = torch.as_tensor(np.asarray(agents), device=device)
-        modules = {name: _gather(tree, torch.as_tensor(np.asarray(picks[name]), device=device), a)
-                   for name, tree in self.modules.items()}
-        ws = _gather(self.workspace, torch.as_tensor(np.asarray(picks[WORKSPACE]), device=device), a)
+        def rows(tree, owner):  # rows (picks[owner][r], agents[r]) of a tree of (cycles, agents, ...) tensors
+            return slice_tree(tree, (torch.as_tensor(np.asarray(picks[owner]), device=device), a))
+
+        modules = {name: rows(tree, name) for name, tree in self.modules.items()}
+        ws = rows(self.workspace, WORKSPACE)
         return LoopState(int(cycle), ws["broadcast"], modules, {k: ws[k] for k in WORKSPACE_KEYS})
 
     @property
@@ -106,7 +105,7 @@ class Intervention:
     ``loop``: the agents' own loop, whose rows are the recording's agents (:meth:`IntegrationLoop.rows_of`
     gives each launch of at most ``rows_per_launch`` rows their agents' weights without drawing them again)."""
 
-    def __init__(self, loop: IntegrationLoop, recording: Recording, rows_per_launch: int = 8192):
+    def __init__(self, loop: IntegrationLoop, recording: Recording, rows_per_launch: int = ROWS_PER_LAUNCH):
         self.loop, self.recording, self.launch = loop, recording, int(rows_per_launch)
 
     def advance(self, agents: np.ndarray, picks: dict, first_row: int = 0) -> np.ndarray:

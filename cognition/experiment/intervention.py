@@ -70,17 +70,24 @@ def _config(args):
 def _check_memory(cfg, args, n_units: int) -> None:
     """UsageError when the recorded states (cycles x agents x each row's state and units) and one launch of
     interventions cannot fit what the tightest host limit leaves."""
+    from cognition.architecture.perturb import ROWS_PER_LAUNCH
     from cognition.modules import state_values_per_row, weight_values_per_agent
     from cognition.runtime.memlimits import describe, host_limits, tightest
+    from cognition.runtime.planner import RUN_MAPS_BYTES, RUN_RESIDENT_BYTES
 
-    per_row = state_values_per_row(cfg) + 2 * cfg.run.content_dim + 64 + n_units
+    # a recorded row: the modules' state, the broadcast, the workspace's access, fatigue and evidence window per
+    # module, winner and dwell, and the units
+    modules = len(cfg.modules.enabled)
+    per_row = (state_values_per_row(cfg) + cfg.run.content_dim + modules * (2 + cfg.workspace.surprise_window)
+               + 2 + n_units)
     recorded = args.cycles * args.agents * per_row * 8
-    launch = 8192 * (4 * per_row + weight_values_per_agent(cfg)) * 8
-    need = recorded + launch + 600 * 2**20  # torch and the libraries
-    limit = tightest(host_limits(), {"resident": need, "virtual": need + 2 * 2**30})
-    room = None if limit is None else limit.headroom_bytes - (2 * 2**30 if limit.kind == "virtual" else 0)
+    launch = ROWS_PER_LAUNCH * (4 * per_row + weight_values_per_agent(cfg)) * 8  # assembled, advanced, weights
+    fixed = {"resident": RUN_RESIDENT_BYTES, "virtual": RUN_MAPS_BYTES[cfg.quantum.mode]}  # the libraries
+    limit = tightest(host_limits(), {kind: recorded + launch + b for kind, b in fixed.items()})
+    room = None if limit is None else limit.headroom_bytes - fixed[limit.kind]
+    need = recorded + launch
     if room is not None and need > room:
-        fits = max(0, (room - launch - 600 * 2**20) // (args.agents * per_row * 8))
+        fits = max(0, (room - launch) // (args.agents * per_row * 8))
         raise UsageError(f"--cycles {args.cycles} x --agents {args.agents}: the recorded states need about "
                          f"{need / 2**30:.3g} GiB, the tightest host limit is {describe(limit)}; at most {fits} "
                          "cycles fit")

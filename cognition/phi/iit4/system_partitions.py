@@ -153,13 +153,15 @@ class SystemPartition:
         return 1.0 / len(self.cut_edges) if self.cut_edges else 1.0
 
     def __str__(self) -> str:
+        return f"{len(self.parts)} parts: {self.labelled()}" if len(self.parts) > 1 else self.labelled()
+
+    def labelled(self, labels=None) -> str:
+        """The parts with their directions, "{0}-> | {1,2}<-", each unit as ``labels[i]`` (default its index)."""
+        name = (lambda i: str(i)) if labels is None else (lambda i: str(labels[i]))
         if len(self.parts) == 1:
-            return f"complete cut of {{{','.join(map(str, self.parts[0]))}}}"
+            return f"complete cut of {{{','.join(map(name, self.parts[0]))}}}"
         arrows = {"cause": "<-", "effect": "->", "bidirectional": "<->"}
-        body = " | ".join(
-            f"{{{','.join(map(str, part))}}}{arrows[d]}" for part, d in zip(self.parts, self.directions)
-        )
-        return f"{len(self.parts)} parts: {body}"
+        return " | ".join(f"{{{','.join(map(name, part))}}}{arrows[d]}" for part, d in zip(self.parts, self.directions))
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, SystemPartition):
