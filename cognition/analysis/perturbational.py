@@ -234,10 +234,22 @@ def cut_null(tpm: np.ndarray, parts, directions=None) -> np.ndarray:
     return null
 
 
+def _defined(call):
+    """``call()``, or None where it finds the state unreachable (no state leads to it: a TPM sampled with few draws
+    can hold probabilities of exactly 0 and 1), where phi_s and big Phi are undefined."""
+    try:
+        return call()
+    except ValueError as exc:
+        if "unreachable" in str(exc):
+            return None
+        raise
+
+
 def _phi(tpm: np.ndarray, state: np.ndarray):
+    """phi.iit4 of ``tpm`` in ``state``, or None where the state is unreachable under it."""
     from cognition.phi.iit4 import iit4
 
-    return iit4(tpm, tuple(int(b) for b in state), validate_state=False)
+    return _defined(lambda: iit4(tpm, tuple(int(b) for b in state), validate_state=False))
 
 
 def kl_floor(tpm: np.ndarray, draws: int, rng: np.random.Generator, replicates: int = 20) -> float:
@@ -277,7 +289,8 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
     (``complex``: unit names, ``complex_phi_s``, ``complexes``: all of them) and its ``big_phi`` when it has at
     most 6 elements (``phi_structure``'s limit), each with an interval over the same resampled TPMs with the
     complex's units held fixed (``complex_phi_s_ci``, ``big_phi_ci``); ``kl_bits`` and ``kl_floor_bits`` (what
-    sampling alone gives)."""
+    sampling alone gives). Where the agent's state is unreachable under its sampled TPM (few draws), phi_s and
+    the rest are None, with a ``note``."""
     from cognition.phi.iit4 import iit4, maximal_complex, phi_structure
     from cognition.phi.iit4.limits import MAX_STRUCTURE_NODES
 
@@ -287,11 +300,17 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
     for a in (range(ptpm.tpm.shape[0]) if agents is None else agents):
         tpm, state = ptpm.tpm[a], bits[ptpm.modal_state()[a]]
         r = _phi(tpm, state)
-        resampled = [rng.binomial(K, tpm) / K for _ in range(bootstrap)]
-        boots = [_phi(t, state).phi_s for t in resampled]
+        if r is None:
+            out.append({"agent": int(a), "state": {n: int(b) for n, b in zip(names, state)}, "phi_s": None,
+                        "phi_s_ci": None, "p_value": None, "mip": None, "kl_bits": float(ptpm.kl_bits[a]),
+                        "note": f"the state is unreachable under the sampled TPM ({K} draws): phi_s is undefined"})
+            continue
+        # resampled TPMs under which the state is unreachable (phi_s undefined) are left out of the distributions
+        drawn = [(t, _phi(t, state)) for t in (rng.binomial(K, tpm) / K for _ in range(bootstrap))]
+        resampled, boots = [t for t, v in drawn if v is not None], [v.phi_s for _, v in drawn if v is not None]
         p0 = cut_null(tpm, r.partition.parts, r.partition.directions) if r.partition is not None else \
             independent_null(tpm)
-        nulls = [_phi(rng.binomial(K, p0) / K, state).phi_s for _ in range(null)]
+        nulls = [v.phi_s for v in (_phi(rng.binomial(K, p0) / K, state) for _ in range(null)) if v is not None]
         entry = {"agent": int(a), "state": {n: int(b) for n, b in zip(names, state)}, "phi_s": float(r.phi_s),
                  "phi_s_ci": _interval(boots, confidence, r.phi_s),
                  "p_value": (1 + sum(v >= r.phi_s for v in nulls)) / (1 + len(nulls)) if nulls else None,
@@ -306,19 +325,24 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
             entry["complex_phi_s_ci"] = entry["big_phi"] = entry["big_phi_ci"] = None
             if m is not None:  # the complex's units held fixed across the resampled TPMs
                 st = tuple(int(b) for b in state)
-                entry["complex_phi_s_ci"] = _interval([iit4(t, st, nodes=m.nodes, validate_state=False).phi_s
-                                                       for t in resampled], confidence, m.phi_s)
+                sub = [_defined(lambda t=t: iit4(t, st, nodes=m.nodes, validate_state=False)) for t in resampled]
+                entry["complex_phi_s_ci"] = _interval([v.phi_s for v in sub if v is not None], confidence, m.phi_s)
                 if len(m.nodes) <= MAX_STRUCTURE_NODES:
-                    big = [phi_structure(t, st, nodes=m.nodes, validate_state=False).big_phi for t in [tpm, *resampled]]
-                    entry["big_phi"], entry["big_phi_ci"] = float(big[0]), _interval(big[1:], confidence, big[0])
+                    big = [_defined(lambda t=t: phi_structure(t, st, nodes=m.nodes, validate_state=False))
+                           for t in [tpm, *resampled]]
+                    if big[0] is not None:
+                        entry["big_phi"] = float(big[0].big_phi)
+                        entry["big_phi_ci"] = _interval([v.big_phi for v in big[1:] if v is not None], confidence,
+                                                        big[0].big_phi)
         out.append(entry)
     return out
 
 
 def summarize(per_agent: list[dict], confidence: float = 0.95, alpha: float = 0.05) -> dict:
-    """Across agents (independent replications): phi_s's mean with its t interval, quantiles, how many agents'
-    tests reject at ``alpha``, and how often each set of units is the maximal complex."""
-    values = np.array([e["phi_s"] for e in per_agent], dtype=float)
+    """Across agents (independent replications) whose phi_s is defined (``undefined``: how many are not):
+    phi_s's mean with its t interval, quantiles, how many agents' tests reject at ``alpha``, and how often each set
+    of units is the maximal complex."""
+    values = np.array([e["phi_s"] for e in per_agent if e["phi_s"] is not None], dtype=float)
     n = len(values)
     mean, ci = None, None
     if n:
@@ -330,7 +354,7 @@ def summarize(per_agent: list[dict], confidence: float = 0.95, alpha: float = 0.
         if "complex" in e:
             key = "+".join(e["complex"]) or "(none)"
             kinds[key] = kinds.get(key, 0) + 1
-    return {"agents": n, "phi_s_mean": mean, "phi_s_mean_ci": ci,
+    return {"agents": n, "undefined": len(per_agent) - n, "phi_s_mean": mean, "phi_s_mean_ci": ci,
             "phi_s_quantiles": {q: float(np.quantile(values, q)) for q in (0.0, 0.25, 0.5, 0.75, 1.0)} if n else None,
             "rejected": sum(p <= alpha for p in tested), "tested": len(tested), "alpha": alpha,
             "maximal_complexes": dict(sorted(kinds.items(), key=lambda kv: -kv[1]))}

@@ -124,6 +124,9 @@ def _print(doc: dict) -> None:
     print(f"grain: {doc['grain']}")
     print("agent  phi_s    interval            p      complex (phi_s, big Phi)")
     for e in doc["agents"]:
+        if e["phi_s"] is None:
+            print(f"{e['agent']:>5}  undefined: {e['note']}")
+            continue
         ci = "" if e["phi_s_ci"] is None else f"[{e['phi_s_ci'][0]:.4f}, {e['phi_s_ci'][1]:.4f}]"
         p = "" if e["p_value"] is None else f"{e['p_value']:.3f}"
         cx = ""
@@ -133,6 +136,8 @@ def _print(doc: dict) -> None:
         print(f"{e['agent']:>5}  {e['phi_s']:.4f}   {ci:<18}  {p:<5}  {cx}")
     s = doc["summary"]
     ci = "" if s["phi_s_mean_ci"] is None else f" [{s['phi_s_mean_ci'][0]:.4f}, {s['phi_s_mean_ci'][1]:.4f}]"
-    print(f"phi_s across {s['agents']} agents: mean {s['phi_s_mean']:.4f}{ci}; phi_s > 0 at alpha {s['alpha']}: "
+    undefined = f" ({s['undefined']} more undefined: raise --draws)" if s["undefined"] else ""
+    mean = "-" if s["phi_s_mean"] is None else f"{s['phi_s_mean']:.4f}"
+    print(f"phi_s across {s['agents']} agents{undefined}: mean {mean}{ci}; phi_s > 0 at alpha {s['alpha']}: "
           f"{s['rejected']} of {s['tested']} agents; maximal complexes: "
           + ", ".join(f"{k} x{v}" for k, v in s["maximal_complexes"].items()) + f"; {doc['seconds']:.1f} s")

@@ -167,3 +167,16 @@ def test_the_broadcast_lesion_removes_a_loop_through_the_workspace():
     assert np.median([e["phi_s"] for e in found[None]]) > 0.1
     assert sum(e["p_value"] <= 0.05 for e in found["broadcast"]) <= 2
     assert np.median([e["phi_s"] for e in found["broadcast"]]) < 0.02
+
+
+def test_a_state_unreachable_under_the_sampled_tpm_is_reported_undefined_not_a_crash():
+    # Reference: the definition (no state leads to a state whose element 0 is 0 when every row sets it to 1)
+    from cognition.analysis.perturbational import PerturbationalTPM
+
+    tpm = np.tile([1.0, 0.5], (4, 1))[None]  # 1 agent, 2 elements: element 0 is always 1 next
+    visits = np.array([[9, 0, 1, 0]])  # modal state 0: element 0 is 0, unreachable
+    est = PerturbationalTPM(["a.x", "b.y"], ["a", "b"], tpm, np.zeros((1, 4, 4), dtype=np.int64), visits, 4, 10, 0,
+                            np.zeros((1, 2)), np.zeros(1))
+    (entry,) = iit4_by_intervention(est, bootstrap=3, null=3)
+    assert entry["phi_s"] is None and "unreachable" in entry["note"]
+    assert summarize([entry])["undefined"] == 1
