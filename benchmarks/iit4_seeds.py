@@ -1,12 +1,12 @@
 """The architecture's table of IIT 4.0 by intervention in docs/iit4.md: both modes, seeds 0-9, 32 agents.
 
-    python benchmarks/iit4_seeds.py OUT_DIR [--seeds 10] [--draws 64]
+    python benchmarks/iit4_seeds.py OUT_DIR [--seeds 10] [--draws 256]
 
 Runs ``python -m cognition.experiment iit4`` per mode, seed and condition (skipping a JSON already in OUT_DIR,
 so a stopped call resumes): all 7 units intact (no test: ``--null 0``); one unit per owner
 (expectation.content_mean, unconscious.content_mean, hybrid.p_act, workspace.broadcast_mean: every owner's
-value can be set even under the lesion, where the expectation module's two units move together) intact and with
-``--lesion broadcast``, each with 19 null TPMs. Then prints, per mode and condition, over all agents: the mean
+value can be set even under the lesions, where the expectation module's two units move together) intact and with
+``--lesion broadcast`` and ``--lesion proposals``, each with 19 null TPMs. Then prints, per mode and condition, over all agents: the mean
 phi_s, how many agents have phi_s > 0, how many tests reject at 0.05, the maximal complexes and how many span
 modules and workspace, and the KL of the counted TPM from the product of its marginals beside its floor.
 """
@@ -22,7 +22,8 @@ from pathlib import Path
 FOUR = "expectation.content_mean,unconscious.content_mean,hybrid.p_act,workspace.broadcast_mean"
 CONDITIONS = {"all7": ("all 7 units, intact", ["--null", "0"]),
               "intact4": ("one unit per owner, intact", ["--units", FOUR]),
-              "broadcast4": ("one unit per owner, broadcast lesion", ["--units", FOUR, "--lesion", "broadcast"])}
+              "broadcast4": ("one unit per owner, broadcast lesion", ["--units", FOUR, "--lesion", "broadcast"]),
+              "proposals4": ("one unit per owner, proposals lesion", ["--units", FOUR, "--lesion", "proposals"])}
 MODES = {"disabled": "--disable-quantum", "lite": "--quantum-lite"}
 
 
@@ -35,7 +36,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
     p.add_argument("--seeds", type=int, default=10)
-    p.add_argument("--draws", type=int, default=64)
+    p.add_argument("--draws", type=int, default=256)
     args = p.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -166,9 +166,8 @@ def iit4_by_intervention(source, *, cycles: int | None = None, burn: int | None 
     same seed, so their weights are the run's. ``seed`` seeds the choice of recorded states. A count left None
     takes the analysis's default (``cognition.analysis.perturbational.DEFAULTS``: 300 cycles, burn-in 50, 256
     draws, 50 bootstrap and 19 null TPMs)."""
-    from cognition.analysis.perturbational import iit4_by_intervention as per_agent_iit4
-    from cognition.analysis.perturbational import DEFAULTS, PROPOSALS_LESION, summarize, tpm_by_intervention
-    from cognition.simulator.build import assemble
+    from cognition.analysis.perturbational import analyze
+    from cognition.simulator.build import intervention_loop
 
     if isinstance(source, Simulator):
         source = source.config
@@ -181,19 +180,9 @@ def iit4_by_intervention(source, *, cycles: int | None = None, burn: int | None 
         source = configure(path=path)
     if not isinstance(source, Config):
         raise UsageError(f"source = {type(source).__name__}: expected a Config, a Simulator or a run directory")
-    if source.control.lesion == "proposals":
-        raise UsageError(f"control.lesion = 'proposals': {PROPOSALS_LESION}")
-    sections = source.to_dict()
-    sections["control"] = dict(sections.get("control") or {}, yoked=False)
-    cfg = configure(**sections)
-    given = {"cycles": cycles, "burn": burn, "draws": draws, "bootstrap": bootstrap, "null": null}
-    cycles, burn, draws, bootstrap, null = (DEFAULTS[k] if v is None else v for k, v in given.items())
-    loop = assemble(cfg).loop
-    ptpm = tpm_by_intervention(loop, cycles=cycles, burn=burn, draws=draws, seed=seed, units=units)
-    agents = per_agent_iit4(ptpm, bootstrap=bootstrap, null=null, seed=seed, complexes=complexes)
-    return {"units": ptpm.unit_names, "owners": ptpm.owners, "grain": ptpm.grain, "mode": cfg.quantum.mode,
-            "lesion": cfg.control.lesion, "cycles": cycles, "burn": burn, "draws": draws, "seed": seed,
-            "bootstrap": bootstrap, "null": null, "agents": agents, "summary": summarize(agents)}
+    return analyze(intervention_loop(source), mode=source.quantum.mode, lesion=source.control.lesion, cycles=cycles,
+                   burn=burn, draws=draws, seed=seed, units=units, bootstrap=bootstrap, null=null,
+                   complexes=complexes)
 
 
 def load(run_dir: str | Path, partial: bool = False) -> RunResults:

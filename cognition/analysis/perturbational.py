@@ -36,9 +36,6 @@ import numpy as np
 from cognition.analysis.statistics import t_interval
 from cognition.architecture.perturb import ROWS_PER_LAUNCH, Intervention, record
 
-#: why a proposals lesion is refused: the analysis runs the agents alone, without the donors it needs
-PROPOSALS_LESION = ("the intervention analysis runs the agents without their donors, whose proposals a lesioned "
-                    "workspace competes over; use broadcast or module:NAME")
 MAX_ELEMENTS = 7  # 2^7 macro states per agent; phi_s of 7 nodes is about a second (docs/iit4.md)
 #: the defaults of the analysis, the API and the command: 256 draws, from which the interval covers the known rings
 #: at >= 90 % (docs/iit4.md); 19 nulls, so that p reaches 0.05
@@ -163,8 +160,9 @@ def tpm_by_intervention(loop, *, cycles: int = DEFAULTS["cycles"], burn: int = D
             raise ValueError(f"{name}: got {value!r}; allowed an integer >= {low}")
     selected = _select(list(loop.unit_names), units)
     rec = record(loop, int(cycles), int(burn))
-    thr, strict = macro_thresholds(rec.units)
-    macro = np.stack([binarize(rec.units[a], thr[a], strict[a]) for a in range(rec.agents)])
+    units = rec.units[:rec.agents]  # the agents' rows (their donors' follow under the proposals lesion)
+    thr, strict = macro_thresholds(units)
+    macro = np.stack([binarize(units[a], thr[a], strict[a]) for a in range(rec.agents)])
     constant = [(a, rec.unit_names[u]) for a in range(rec.agents) for u in selected if macro[a, :, u].min() ==
                 macro[a, :, u].max()]
     if constant:
@@ -175,7 +173,10 @@ def tpm_by_intervention(loop, *, cycles: int = DEFAULTS["cycles"], burn: int = D
     n, A = len(selected), rec.agents
     picks = picks_for(macro, rec.owners, selected, int(draws), rng, rec.unit_names)
     agents = np.repeat(np.arange(A), 2**n * draws)
-    nxt = Intervention(loop, rec, rows_per_launch).advance(agents, {o: p.reshape(-1) for o, p in picks.items()})
+    # under the proposals lesion each row's donor is a background: its whole state at a recorded cycle, uniform
+    donor_cycles = rng.integers(0, rec.cycles, size=len(agents)) if rec.lesioned else None
+    nxt = Intervention(loop, rec, rows_per_launch).advance(agents, {o: p.reshape(-1) for o, p in picks.items()},
+                                                           donor_cycles=donor_cycles)
     nxt_bits = np.stack([binarize(nxt[agents == a][:, selected], thr[a, selected], strict[a, selected])
                          for a in range(A)]).reshape(A, 2**n, draws, n)
     tpm = nxt_bits.mean(axis=2)
@@ -358,3 +359,19 @@ def summarize(per_agent: list[dict], confidence: float = 0.95, alpha: float = 0.
             "phi_s_quantiles": {q: float(np.quantile(values, q)) for q in (0.0, 0.25, 0.5, 0.75, 1.0)} if n else None,
             "rejected": sum(p <= alpha for p in tested), "tested": len(tested), "alpha": alpha,
             "maximal_complexes": dict(sorted(kinds.items(), key=lambda kv: -kv[1]))}
+
+
+def analyze(loop, *, mode: str, lesion, cycles: int | None = None, burn: int | None = None,
+            draws: int | None = None, seed: int = 0, units=None, bootstrap: int | None = None,
+            null: int | None = None, complexes: bool = True) -> dict:
+    """The whole analysis of ``loop`` (the agents alone: :func:`cognition.simulator.build.intervention_loop`) as the
+    command, the API and the report give it: ``units``, ``owners``, ``grain``, the counts, ``agents`` (per agent,
+    :func:`iit4_by_intervention`) and ``summary`` (:func:`summarize`). ``mode`` and ``lesion`` are recorded. A
+    count left None takes its :data:`DEFAULTS`."""
+    given = {"cycles": cycles, "burn": burn, "draws": draws, "bootstrap": bootstrap, "null": null}
+    cycles, burn, draws, bootstrap, null = (DEFAULTS[k] if v is None else v for k, v in given.items())
+    ptpm = tpm_by_intervention(loop, cycles=cycles, burn=burn, draws=draws, seed=seed, units=units)
+    agents = iit4_by_intervention(ptpm, bootstrap=bootstrap, null=null, seed=seed, complexes=complexes)
+    return {"units": ptpm.unit_names, "owners": ptpm.owners, "grain": ptpm.grain, "mode": mode, "lesion": lesion,
+            "cycles": cycles, "burn": burn, "draws": draws, "seed": seed, "bootstrap": bootstrap, "null": null,
+            "agents": agents, "summary": summarize(agents)}

@@ -124,24 +124,47 @@ class IntegrationLoop:
         self._source = torch.as_tensor(self.population.source, device=device)
         self._b0 = self._initial_broadcast()
 
-    def rows_of(self, agents: np.ndarray, noise_ids: np.ndarray) -> "IntegrationLoop":
+    def rows_of(self, agents: np.ndarray, noise_ids: np.ndarray, source: np.ndarray | None = None,
+                intact: int | None = None) -> "IntegrationLoop":
         """A loop over rows of this loop's rows: row r has the weights (and initial broadcast) of this loop's row
         ``agents[r]`` and the noise streams of identity ``noise_ids[r]``; modules and workspace are shared and
         nothing is drawn again. For interventions (cognition.architecture.perturb): many rows of one agent,
-        each with fresh noise. Every row reads its own broadcast and competes over its own proposals."""
+        each with fresh noise. Every row reads its own broadcast; its workspace competes over the proposals of
+        row ``source[r]`` of the new rows (default its own: the proposals lesion gives the agents' rows their
+        donors'). ``intact``: how many leading rows are the agents (default all; the rest, their donors)."""
         import copy
 
         agents = np.asarray(agents, dtype=np.int64)
         rows = np.arange(len(agents))
+        source = rows if source is None else np.asarray(source, dtype=np.int64)
         other = copy.copy(self)
-        other.population = Population(self.agents[agents], rows, rows, {"intact": slice(0, len(agents))})
+        groups = {"intact": slice(0, len(agents) if intact is None else int(intact))}
+        if intact is not None and intact < len(agents):
+            groups["donor"] = slice(int(intact), len(agents))
+        other.population = Population(self.agents[agents], rows, source, groups)
         other.agents, other.intact = other.population.identity, other.population.groups["intact"]
         other.noise_ids = np.asarray(noise_ids, dtype=np.int64)
         index = torch.as_tensor(agents, device=self.device)
         other.weights = {name: slice_tree(w, index) for name, w in self.weights.items()}
-        other._route = other._source = torch.as_tensor(rows, device=self.device)
+        other._route = torch.as_tensor(rows, device=self.device)
+        other._source = torch.as_tensor(source, device=self.device)
         other._b0 = self._b0[index]
         return other
+
+    def with_donors(self) -> "IntegrationLoop":
+        """The agents and their donors alone (no twins): rows [agents | donors] with the run's own weights and
+        noise, the agents' workspaces competing over their donors' proposals under the proposals lesion (what
+        the intervention analysis records and perturbs; cognition.architecture.perturb). This loop must hold
+        the yoked control's donors."""
+        donors = self.population.groups.get("donor")
+        if donors is None:
+            raise ValueError("with_donors: this loop has no donors (control.yoked: false)")
+        A = self.population.agents
+        rows = np.concatenate([np.arange(A), np.arange(donors.start, donors.stop)])
+        renumber = np.full(len(self.agents), -1)
+        renumber[rows] = np.arange(len(rows))
+        source = renumber[self.population.source[rows]]  # an agent's or a donor's proposals come from one of them
+        return self.rows_of(rows, self.noise_ids[rows], source=source, intact=A)
 
     def compile_kernels(self, compile_fn) -> None:
         """Wrap every module's and the workspace's tensor kernels (``runtime.compile``)."""

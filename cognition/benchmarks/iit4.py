@@ -2,13 +2,14 @@
 
 Cases: rings of n cells of elementary cellular automaton rule 30 with noise (P(ON) = 0.9
 where the rule gives 1, else 0.1; every unit reads its left neighbour, itself and its
-right neighbour) for n = 3..7 in state 10...0, and for n = 2 the noisy majority ring
+right neighbour) for n = 3..8 in state 10...0, and for n = 2 the noisy majority ring
 (rule 232); and per n a dense network (all-to-all, P(ON) drawn uniformly in [0.05, 0.95],
 seed n) in state 1010... Timed (wall seconds here, `--repeats` warm calls, median; the
 first, cold call, which also builds the partition tables, reported separately):
 
 - phi_s (``iit4``, system level) of each case of `--nodes` (default 2..7);
-- all 2^5 states of the 5-node ring in one batched call (``iit4_batch``);
+- all 2^5 states of the 5-node ring in one batched call (``iit4_batch``), and with 8 in `--nodes` all 2^8 of the
+  8-node ring (one warm call: each state evaluates 2 x 510 313 directed partitions);
 - the peak memory of the largest phi_s case (tracemalloc);
 - the Phi-structure (``phi_structure``: SIA, distinctions resolved for congruence,
   relations, big Phi) of the same ring and dense cases for `--structure-nodes` (default
@@ -175,8 +176,8 @@ def main(argv: list[str] | None = None) -> dict:
     from cognition.phi.iit4 import iit4, iit4_batch
 
     p = suite_parser("iit4", description=__doc__.splitlines()[0])
-    p.add_argument("--nodes", type=int_between(2, 7), nargs="+", default=[2, 3, 4, 5, 6, 7],
-                   help="node counts to run (2 to 7)")
+    p.add_argument("--nodes", type=int_between(2, 8), nargs="+", default=[2, 3, 4, 5, 6, 7, 8],
+                   help="node counts to run (2 to 8; 8: a second or two to build its partition table)")
     p.add_argument("--repeats", type=int_between(1, 1000), default=5, help="warm runs per case (median; 1 to 1000)")
     p.add_argument("--formalism", choices=["IIT_4_0_2023", "IIT_4_0_2026"], default="IIT_4_0_2023",
                    help="IIT 4.0 formalism (default IIT_4_0_2023)")
@@ -210,6 +211,15 @@ def main(argv: list[str] | None = None) -> dict:
         batch = dict(case="ring30_5", states=32, first_seconds=first, seconds_median=median,
                      phi_s=[r.phi_s if r is not None else None for r in results])
         print(f"all 32 states of ring30_5 in one iit4_batch call: {median:.4f} s (first {first:.4f} s)")
+    batch8 = None
+    if 8 in args.nodes:
+        tpm, cm = noisy_ring(30, 8)
+        states = (np.arange(256)[:, None] >> np.arange(8)) & 1
+        first, median, results = _time(lambda: iit4_batch(tpm, states, cm, formalism=args.formalism), 1)
+        batch8 = dict(case="ring30_8", states=256, first_seconds=first, seconds=median,
+                      phi_s=[r.phi_s if r is not None else None for r in results])
+        print(f"all 256 states of ring30_8 in one iit4_batch call: {median:.2f} s ({median / 256 * 1e3:.1f} ms per "
+              f"state; first {first:.2f} s)")
     largest = max(named.values(), key=lambda c: c["n"])
     peak = _peak_mib(lambda: iit4(largest["tpm"], largest["state"], largest["cm"], formalism=args.formalism))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -236,7 +246,8 @@ def main(argv: list[str] | None = None) -> dict:
     print("slowest case by node count (s):", ", ".join(f"{n}: {t:.4f}" for n, t in slowest.items()))
     structure = structure_section(args, venv)
     sys.stdout.flush()
-    return {"cases": rows, "slowest_seconds_by_nodes": slowest, "batch_all_states_5": batch, "peak_mib": peak,
+    return {"cases": rows, "slowest_seconds_by_nodes": slowest, "batch_all_states_5": batch,
+            "batch_all_states_8": batch8, "peak_mib": peak,
             "max_rss_mib": rss, "pyphi_skipped": skipped,
             "formalism": args.formalism, "structure": structure}
 

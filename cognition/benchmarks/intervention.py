@@ -4,8 +4,9 @@ Known networks run through the module protocol and the real loop (``binary_net.p
 a plug-in by path): per network and number of draws, over ``--agents`` agents (independent replications of the
 same network), the estimate of phi_s against the exact value (``phi.iit4`` on the true TPM, in each agent's
 modal state), the coverage of its interval and the rejections of its test. Then the cost on the architecture:
-TPM and IIT 4.0 of ``--arch-agents`` agents x 7 units in each mode. Between them, the lesion analysis's control that
-can fail: a loop through the workspace (``binary_net.XorLoop``) intact and with the broadcast lesion.
+TPM and IIT 4.0 of each of ``--arch-agents`` agents x 7 units in each mode at each of ``--arch-draws`` (the
+scaling in agents and draws; the command's defaults are 32 agents and 256 draws). Between them, the lesion analysis's control that
+can fail: a loop through the workspace (``binary_net.XorLoop``) intact and with each lesion.
 """
 from __future__ import annotations
 
@@ -32,9 +33,10 @@ def _parser():
     p.add_argument("--bootstrap", type=int_between(0, MAX_RESAMPLES), default=100, help="default 100")
     p.add_argument("--null", type=int_between(0, MAX_RESAMPLES), default=100, help="default 100")
     p.add_argument("--seed", type=int_between(0, 2**31), default=0)
-    p.add_argument("--arch-agents", type=int_between(0, 4096), default=32,
-                   help="agents of the architecture's cost rows (0: none; default 32)")
-    p.add_argument("--arch-draws", type=int_between(1, 10_000), default=256, help="default 256")
+    p.add_argument("--arch-agents", type=int_between(0, 4096), nargs="+", default=[8, 32],
+                   help="agents of the architecture's cost rows (0: none; default 8 32)")
+    p.add_argument("--arch-draws", type=int_between(1, 10_000), nargs="+", default=[64, 256],
+                   help="draws of the architecture's cost rows (default 64 256)")
     return p
 
 
@@ -72,17 +74,17 @@ def toy_row(network: str, draws: int, args) -> dict:
 
 
 def lesion_row(lesion: str | None, draws: int, args) -> dict:
-    """The loop through the workspace (``binary_net.XorLoop``), intact or with the broadcast lesion: phi_s of the
-    module's bit and the broadcast's mean, and how many agents' tests reject (integrated intact, feedforward, so
-    reducible, under the lesion)."""
+    """The loop through the workspace (``binary_net.XorLoop``), intact or with the broadcast or the proposals
+    lesion: phi_s of the module's bit and the broadcast's mean, and how many agents' tests reject (integrated
+    intact, feedforward, so reducible, under either lesion)."""
     from cognition.analysis.perturbational import iit4_by_intervention, tpm_by_intervention
     from cognition.config.settings import load_config
-    from cognition.simulator.build import assemble
+    from cognition.simulator.build import intervention_loop
 
     cfg = load_config(overrides={"modules": {"plugins": [f"{TOY}:XorLoop"], "enabled": ["xor_loop"]},
-                                 "control": {"yoked": False, "lesion": lesion}, "quantum": {"mode": "disabled"},
-                                 "run": {"agents": args.agents, "seed": args.seed}})
-    est = tpm_by_intervention(assemble(cfg).loop, cycles=args.cycles, burn=20, draws=draws, seed=args.seed,
+                                 "control": {"yoked": lesion == "proposals", "lesion": lesion},
+                                 "quantum": {"mode": "disabled"}, "run": {"agents": args.agents, "seed": args.seed}})
+    est = tpm_by_intervention(intervention_loop(cfg), cycles=args.cycles, burn=20, draws=draws, seed=args.seed,
                               units=["xor_loop.bit", "workspace.broadcast_mean"])
     res = iit4_by_intervention(est, bootstrap=0, null=args.null, seed=args.seed + 1, complexes=False)
     phi = np.array([e["phi_s"] for e in res])
@@ -90,24 +92,23 @@ def lesion_row(lesion: str | None, draws: int, args) -> dict:
             "rejected": int(sum(e["p_value"] <= 0.05 for e in res))}
 
 
-def arch_row(mode: str, args) -> dict:
-    from cognition.analysis.perturbational import iit4_by_intervention, tpm_by_intervention
+def arch_row(mode: str, agents: int, draws: int, seed: int) -> dict:
+    """The cost of the command's analysis on ``agents`` agents x 7 units at ``draws``: the TPMs, phi_s alone, and
+    IIT 4.0 at the command's defaults (bootstrap, null, complexes and their intervals)."""
+    from cognition.analysis.perturbational import DEFAULTS, iit4_by_intervention, tpm_by_intervention
     from cognition.config.settings import load_config
-    from cognition.simulator.build import assemble
+    from cognition.simulator.build import intervention_loop
 
-    cfg = load_config(overrides={"control": {"yoked": False}, "quantum": {"mode": mode},
-                                 "run": {"agents": args.arch_agents}})
-    loop = assemble(cfg).loop
+    loop = intervention_loop(load_config(overrides={"quantum": {"mode": mode}, "run": {"agents": agents}}))
     t0 = time.perf_counter()
-    est = tpm_by_intervention(loop, cycles=300, burn=50, draws=args.arch_draws, seed=args.seed)
+    est = tpm_by_intervention(loop, cycles=DEFAULTS["cycles"], burn=DEFAULTS["burn"], draws=draws, seed=seed)
     t1 = time.perf_counter()
     iit4_by_intervention(est, bootstrap=0, null=0, complexes=False)
     t2 = time.perf_counter()
-    iit4_by_intervention(est, bootstrap=50, null=19, seed=args.seed)
+    iit4_by_intervention(est, bootstrap=DEFAULTS["bootstrap"], null=DEFAULTS["null"], seed=seed)
     t3 = time.perf_counter()
-    return {"mode": mode, "agents": args.arch_agents, "units": est.n, "draws": args.arch_draws,
-            "rows": args.arch_agents * 2**est.n * args.arch_draws, "tpm_s": t1 - t0, "phi_s_s": t2 - t1,
-            "defaults_iit4_s": t3 - t2}
+    return {"mode": mode, "agents": agents, "units": est.n, "draws": draws, "rows": agents * 2**est.n * draws,
+            "tpm_s": t1 - t0, "phi_s_s": t2 - t1, "defaults_iit4_s": t3 - t2, "command_s": (t1 - t0) + (t3 - t2)}
 
 
 def main(argv: list[str]) -> dict:
@@ -128,20 +129,24 @@ def main(argv: list[str]) -> dict:
                   f"        {r['covered']:>3}/{r['agents']}   {r['rejected']:>3}/{r['agents']}   "
                   f"{r['tpm_chi2']:.0f}/{r['tpm_df']}  {r['seconds']:.1f}", flush=True)
     lesions = []
-    print("the loop through the workspace (xor_loop: its bit and workspace.broadcast_mean): intact, broadcast lesion")
-    for lesion in (None, "broadcast"):
+    print("the loop through the workspace (xor_loop: its bit and workspace.broadcast_mean): intact, broadcast lesion, "
+          "proposals lesion")
+    for lesion in (None, "broadcast", "proposals"):
         for draws in args.draws:
             r = lesion_row(lesion, draws, args)
             lesions.append(r)
             print(f"  {lesion or 'intact':<9} {draws:>5} draws: mean phi_s {r['phi_s_mean']:.4f}, test rejects "
                   f"{r['rejected']}/{r['agents']}", flush=True)
     arch = []
-    if args.arch_agents:
-        print("architecture: mode, agents x units, rows; TPM s, phi_s s (no interval), IIT 4.0 s at the command's "
-              "defaults (bootstrap 50, null 19, complexes)")
+    sizes = [(a, d) for a in args.arch_agents if a for d in args.arch_draws]
+    if sizes:
+        print("architecture: mode, agents x units, draws, rows; TPM s, phi_s s (no interval), IIT 4.0 s at the "
+              "command's defaults (bootstrap 50, null 19, complexes), TPM + IIT 4.0 s (what the command takes)")
         for mode in ("disabled", "lite"):
-            r = arch_row(mode, args)
-            arch.append(r)
-            print(f"  {mode:<8} {r['agents']} x {r['units']}, {r['rows']:,} rows; {r['tpm_s']:.1f} s, "
-                  f"{r['phi_s_s']:.1f} s, {r['defaults_iit4_s']:.1f} s", flush=True)
+            for agents, draws in sizes:
+                r = arch_row(mode, agents, draws, args.seed)
+                arch.append(r)
+                print(f"  {mode:<8} {r['agents']:>3} x {r['units']}, {r['draws']:>4} draws, {r['rows']:>9,} rows; "
+                      f"{r['tpm_s']:5.1f} s, {r['phi_s_s']:5.1f} s, {r['defaults_iit4_s']:5.1f} s, "
+                      f"{r['command_s']:5.1f} s", flush=True)
     return {"toys": rows, "lesion_toy": lesions, "architecture": arch}

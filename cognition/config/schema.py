@@ -111,7 +111,9 @@ def load_yaml(text: str):
 #              thread counts are not checked bit for bit, and full mode already sets Aer's threads from the
 #              machine's cores)
 #   verdict    only how the finished numbers are judged (pass or fail), applied when the report is written
-CHANGES = ("science", "numerics", "execution", "verdict")
+#   report     only what the report adds after the run, from the run's configuration (an analysis of its own
+#              that the run's numbers do not depend on)
+CHANGES = ("science", "numerics", "execution", "verdict", "report")
 HASHED = ("science", "numerics")  # what a checkpoint's settings guard on --resume (cognition.simulator.runner)
 
 

@@ -4,8 +4,8 @@ A configuration is a tree of frozen dataclasses. Every field is tagged by what i
 changes (:data:`cognition.config.schema.CHANGES`): ``science`` (the model and its
 analysis), ``numerics`` (the same model computed differently: dtype, precision,
 backend, device, autocast, compilation), ``execution`` (how the run is carried out,
-not meant to change a number) or ``verdict`` (only how the finished numbers
-are judged). Each section's field in :class:`Config` gives its default tag and a
+not meant to change a number), ``verdict`` (only how the finished numbers
+are judged) or ``report`` (only what the report adds after the run). Each section's field in :class:`Config` gives its default tag and a
 field that differs names its own, so the tags live here and nowhere else
 (:data:`CHANGES_OF`); a checkpoint records the science and numerics settings and
 ``--resume`` names any that differ (:meth:`Config.diff`), following PyPhi's habit of
@@ -155,6 +155,11 @@ class CriteriaConfig:
 
 
 @dataclass(frozen=True)
+class AnalysisConfig:  # analyses the report adds after the run, from its configuration (docs/iit4.md)
+    iit4: bool = False  # IIT 4.0 of each agent by intervention (cognition.analysis.perturbational; about 35 s)
+
+
+@dataclass(frozen=True)
 class RuntimeConfig:
     device: str = setting("auto", "numerics")  # CPU and CUDA kernels round differently
     threads: Optional[int] = num(1, ge=1)  # torch and OpenBLAS CPU threads; null: library defaults
@@ -184,6 +189,7 @@ class Config:
     control: ControlConfig = section(ControlConfig, "science")
     phi: PhiConfig = section(PhiConfig, "science")
     criteria: CriteriaConfig = section(CriteriaConfig, "verdict")
+    analysis: AnalysisConfig = section(AnalysisConfig, "report")
     runtime: RuntimeConfig = section(RuntimeConfig, "execution")
 
     def to_dict(self) -> dict:

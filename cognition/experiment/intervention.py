@@ -15,6 +15,7 @@ import time
 from cognition.cli import EXIT_OK, EXIT_USAGE, check_output_file, int_between, non_empty_path
 from cognition.errors import ConfigError, UsageError
 from cognition.phi.validation import MAX_RESAMPLES
+from cognition.reporting.iit4_report import HEADER, agent_cells, summary_line
 
 AGENTS = 32  # as the main job
 
@@ -32,7 +33,8 @@ def add_parser(sub) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quantum-lite", action="store_true", help="real circuits under the qubit cap")
     mode.add_argument("--disable-quantum", action="store_true", help="classical counterparts of every component")
-    p.add_argument("--lesion", help="broadcast (modules read the fixed initial broadcast) or module:NAME "
+    p.add_argument("--lesion", help="broadcast (modules read the fixed initial broadcast), proposals (each "
+                                    "workspace competes over an independent donor's proposals) or module:NAME "
                                     "(NAME never wins the workspace)")
     p.add_argument("--cycles", type=int_between(8, 100_000), default=DEFAULTS["cycles"],
                    help=f"recorded cycles per agent after the burn-in (8 to 100000; default {DEFAULTS['cycles']})")
@@ -53,14 +55,14 @@ def add_parser(sub) -> None:
 
 
 def _config(args):
-    from cognition.analysis.perturbational import PROPOSALS_LESION
     from cognition.api import configure
 
-    sections = {"run": {"agents": args.agents, "seed": args.seed}, "control": {"yoked": False, "lesion": args.lesion}}
+    # the proposals lesion's workspaces compete over the yoked control's donors' proposals: the control is kept
+    # for it (the analysis then runs the agents and their donors, no twins: cognition.simulator.build)
+    sections = {"run": {"agents": args.agents, "seed": args.seed},
+                "control": {"yoked": args.lesion == "proposals", "lesion": args.lesion}}
     if args.quantum_lite or args.disable_quantum:
         sections["quantum"] = {"mode": "lite" if args.quantum_lite else "disabled"}
-    if args.lesion == "proposals":  # before the configuration, which would ask for the yoked control
-        raise UsageError(f"--lesion proposals: {PROPOSALS_LESION}")
     try:
         return configure(preset=args.preset, path=args.config, **sections)
     except ConfigError as exc:
@@ -80,14 +82,15 @@ def _check_memory(cfg, args, n_units: int) -> None:
     modules = len(cfg.modules.enabled)
     per_row = (state_values_per_row(cfg) + cfg.run.content_dim + modules * (2 + cfg.workspace.surprise_window)
                + 2 + n_units)
-    recorded = args.cycles * args.agents * per_row * 8
+    rows = args.agents * (2 if args.lesion == "proposals" else 1)  # the proposals lesion records the donors too
+    recorded = args.cycles * rows * per_row * 8
     launch = ROWS_PER_LAUNCH * (4 * per_row + weight_values_per_agent(cfg)) * 8  # assembled, advanced, weights
     fixed = {"resident": RUN_RESIDENT_BYTES, "virtual": RUN_MAPS_BYTES[cfg.quantum.mode]}  # the libraries
     limit = tightest(host_limits(), {kind: recorded + launch + b for kind, b in fixed.items()})
     room = None if limit is None else limit.headroom_bytes - fixed[limit.kind]
     need = recorded + launch
     if room is not None and need > room:
-        fits = max(0, (room - launch) // (args.agents * per_row * 8))
+        fits = max(0, (room - launch) // (rows * per_row * 8))
         raise UsageError(f"--cycles {args.cycles} x --agents {args.agents}: the recorded states need about "
                          f"{need / 2**30:.3g} GiB, the tightest host limit is {describe(limit)}; at most {fits} "
                          "cycles fit")
@@ -122,22 +125,7 @@ def run(args) -> int:
 
 def _print(doc: dict) -> None:
     print(f"grain: {doc['grain']}")
-    print("agent  phi_s    interval            p      complex (phi_s, big Phi)")
+    print("  ".join(HEADER))
     for e in doc["agents"]:
-        if e["phi_s"] is None:
-            print(f"{e['agent']:>5}  undefined: {e['note']}")
-            continue
-        ci = "" if e["phi_s_ci"] is None else f"[{e['phi_s_ci'][0]:.4f}, {e['phi_s_ci'][1]:.4f}]"
-        p = "" if e["p_value"] is None else f"{e['p_value']:.3f}"
-        cx = ""
-        if "complex" in e:
-            big = "" if e["big_phi"] is None else f", {e['big_phi']:.4f}"
-            cx = f"{'+'.join(e['complex']) or '(none)'} ({e['complex_phi_s']:.4f}{big})"
-        print(f"{e['agent']:>5}  {e['phi_s']:.4f}   {ci:<18}  {p:<5}  {cx}")
-    s = doc["summary"]
-    ci = "" if s["phi_s_mean_ci"] is None else f" [{s['phi_s_mean_ci'][0]:.4f}, {s['phi_s_mean_ci'][1]:.4f}]"
-    undefined = f" ({s['undefined']} more undefined: raise --draws)" if s["undefined"] else ""
-    mean = "-" if s["phi_s_mean"] is None else f"{s['phi_s_mean']:.4f}"
-    print(f"phi_s across {s['agents']} agents{undefined}: mean {mean}{ci}; phi_s > 0 at alpha {s['alpha']}: "
-          f"{s['rejected']} of {s['tested']} agents; maximal complexes: "
-          + ", ".join(f"{k} x{v}" for k, v in s["maximal_complexes"].items()) + f"; {doc['seconds']:.1f} s")
+        print("  ".join(cell for cell in agent_cells(e) if cell))
+    print(f"{summary_line(doc)}; {doc['seconds']:.1f} s")

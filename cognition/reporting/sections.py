@@ -12,11 +12,12 @@ import numpy as np
 
 from cognition.analysis import fmt, wording
 from cognition.reporting.document import Figure, Section, Table
+from cognition.reporting.iit4_report import iit4_blocks
 from cognition.reporting.plots import module_order
 from cognition.reporting.rundata import MODE_NAMES
 from cognition.reporting.workspace_report import competition_blocks, control_blocks
 
-SECTIONS = ("Summary", "Integrated information (Phi)", "Minimum-information bipartition",
+SECTIONS = ("Summary", "Integrated information (Phi)", "Minimum-information bipartition", "IIT 4.0 by intervention",
             "Causal control: both directions of the loop", "Workspace competition", "Hybrid cognition", "Memory and time",
             "Retries and fallbacks", "Criteria", "Provenance")
 MEASURES = ("tdmi", "phi_wms", "phi_r", "stochastic_interaction")
@@ -53,16 +54,17 @@ def run_sections(report: dict, records: list[dict], provenance: dict, config: di
         _summary(report, records, provenance, config),
         Section(SECTIONS[1], _phi_blocks(report, records) + fig("phi")),
         Section(SECTIONS[2], _mib_blocks(report, records) + fig("mib")),
-        Section(SECTIONS[3], control_blocks(report) + fig("controls")),
-        Section(SECTIONS[4], competition_blocks(report, records, config["modules"]["enabled"]) + fig("workspace")
+        Section(SECTIONS[3], iit4_blocks(report)),
+        Section(SECTIONS[4], control_blocks(report) + fig("controls")),
+        Section(SECTIONS[5], competition_blocks(report, records, config["modules"]["enabled"]) + fig("workspace")
                 + fig("ignition")),
-        Section(SECTIONS[5], _hybrid_blocks(records) + fig("hybrid")),
-        Section(SECTIONS[6], _resource_blocks(report, records) + fig("memory")),
-        Section(SECTIONS[7], _retry_blocks(report, provenance)),
-        Section(SECTIONS[8], [Table(["criterion", "value", "required", "result"],
+        Section(SECTIONS[6], _hybrid_blocks(records) + fig("hybrid")),
+        Section(SECTIONS[7], _resource_blocks(report, records) + fig("memory")),
+        Section(SECTIONS[8], _retry_blocks(report, provenance)),
+        Section(SECTIONS[9], [Table(["criterion", "value", "required", "result"],
                                     [[c["name"], criterion_value(c), str(c["required"]),
                                       "pass" if c["passed"] else "FAIL"] for c in report["criteria"]])]),
-        Section(SECTIONS[9], _provenance_blocks(provenance, config)),
+        Section(SECTIONS[10], _provenance_blocks(provenance, config)),
     ]
 
 

@@ -73,6 +73,18 @@ def _quantum_backend(cfg, run_device: str, widths: dict):
     return backend, note
 
 
+def intervention_loop(cfg):
+    """The loop the intervention analysis records and perturbs (docs/iit4.md): ``cfg``'s agents alone, without
+    the yoked control's twins, from the same seed, so the agents' weights and noise are the run's; under the
+    proposals lesion, whose workspaces compete over their donors' proposals, the agents and their donors
+    (:meth:`cognition.architecture.loop.IntegrationLoop.with_donors`)."""
+    import dataclasses
+
+    if cfg.control.lesion == "proposals":
+        return assemble(cfg).loop.with_donors()
+    return assemble(dataclasses.replace(cfg, control=dataclasses.replace(cfg.control, yoked=False))).loop
+
+
 def assemble(cfg) -> Assembly:
     import torch
 

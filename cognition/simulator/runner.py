@@ -79,8 +79,9 @@ def section_hash(cfg) -> str:
     """The hash by section name that checkpoints carried before the settings were tagged (every section but
     ``runtime`` and ``criteria``): still written as the payload's ``config_hash``, so that a release of this
     major.minor from before the tags resumes a run checkpointed now, and checked for checkpoints without
-    ``settings`` (written before the tags), which record nothing else."""
-    science = {k: v for k, v in cfg.to_dict().items() if k not in ("runtime", "criteria")}
+    ``settings`` (written before the tags), which record nothing else. ``analysis``, a section added after the
+    tags, changes no number of the run and is left out, so the hash is the one those checkpoints hold."""
+    science = {k: v for k, v in cfg.to_dict().items() if k not in ("runtime", "criteria", "analysis")}
     return hashlib.sha256(json.dumps(science, sort_keys=True).encode()).hexdigest()[:16]
 
 

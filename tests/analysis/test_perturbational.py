@@ -49,6 +49,33 @@ def test_a_replayed_row_is_the_recorded_next_cycle_bit_for_bit(mode):
     assert not np.array_equal(fresh[0], fresh[1])
 
 
+@pytest.mark.parametrize("mode", ["disabled", "lite"])
+def test_under_the_proposals_lesion_the_agents_and_their_donors_replay_the_run_bit_for_bit(mode):
+    # Reference: the run itself, with the yoked control (agents, donors, two twin groups). The loop the analysis
+    # records under the proposals lesion (IntegrationLoop.with_donors: agents and donors, no twins) gives the
+    # run's agents' and donors' units bit for bit, and an agent's row assembled beside its donor's row from one
+    # recorded cycle, each with its own noise, is the next recorded cycle of both
+    from cognition.simulator.build import intervention_loop
+
+    cfg = load_config(overrides={"control": {"lesion": "proposals"}, "quantum": {"mode": mode}, "run": {"agents": 3}})
+    full = assemble(cfg).loop
+    state, run = full.initial_state(), []
+    for _ in range(14):
+        state, _, signals = full.advance(state)
+        run.append(signals)
+    run = np.stack(run, axis=1)  # (rows, cycles, units)
+    loop = intervention_loop(cfg)
+    rec = record(loop, 10, 4)
+    assert rec.lesioned and list(rec.donor) == [3, 4, 5] and rec.agents == 3
+    donors = full.population.groups["donor"]
+    assert np.array_equal(rec.units, np.concatenate([run[:3, 4:], run[donors, 4:]]))
+    rows, source = np.arange(6), np.array([3, 4, 5, 3, 4, 5])
+    for c in (0, 6):
+        state = rec.assemble(rows, {o: np.full(6, c) for o in set(rec.owners)}, rec.burn + c + 1, loop.device)
+        _, _, signals = loop.rows_of(rows, loop.agents, source=source).advance(state)
+        assert np.array_equal(signals, rec.units[:, c + 1])
+
+
 def test_the_known_networks_tpm_is_found_within_sampling_error():
     # Reference: the network's own TPM (binary_net.NETWORKS["copy_ring3"]); each entry's sampling SE sqrt(p(1-p)/K)
     loop, true, names = toy_loop("copy_ring3", 8)
@@ -149,24 +176,28 @@ def test_phi_s_jumps_at_a_tie_of_maximal_cause_states():
         assert nudged.phi_s == pytest.approx(0.1468, abs=1e-3)
 
 
-def test_the_broadcast_lesion_removes_a_loop_through_the_workspace():
+@pytest.mark.parametrize("lesion", ["broadcast", "proposals"])
+def test_each_lesion_removes_a_loop_through_the_workspace(lesion):
     # The lesion analysis's control that can fail. Reference: the construction of binary_net.XorLoop: the module's
     # next bit is its bit XOR the broadcast's sign (integrated with the workspace); with the broadcast lesion it reads
-    # the fixed initial broadcast, so the workspace only follows the module (feedforward: exact phi_s 0)
+    # the fixed initial broadcast, so the workspace only follows the module; with the proposals lesion the workspace
+    # competes over an independent donor's proposals, so the module only follows the workspace (feedforward either
+    # way: exact phi_s 0)
     from cognition.benchmarks.intervention import TOY
+    from cognition.simulator.build import intervention_loop
 
     found = {}
-    for lesion in (None, "broadcast"):
+    for condition in (None, lesion):
         cfg = load_config(overrides={"modules": {"plugins": [f"{TOY}:XorLoop"], "enabled": ["xor_loop"]},
-                                     "control": {"yoked": False, "lesion": lesion}, "quantum": {"mode": "disabled"},
-                                     "run": {"agents": 12}})
-        est = tpm_by_intervention(assemble(cfg).loop, cycles=300, burn=20, draws=128, seed=0,
+                                     "control": {"yoked": condition == "proposals", "lesion": condition},
+                                     "quantum": {"mode": "disabled"}, "run": {"agents": 12}})
+        est = tpm_by_intervention(intervention_loop(cfg), cycles=300, burn=20, draws=128, seed=0,
                                   units=["xor_loop.bit", "workspace.broadcast_mean"])
-        found[lesion] = iit4_by_intervention(est, bootstrap=0, null=19, seed=1, complexes=False)
+        found[condition] = iit4_by_intervention(est, bootstrap=0, null=19, seed=1, complexes=False)
     assert sum(e["p_value"] <= 0.05 for e in found[None]) >= 11
     assert np.median([e["phi_s"] for e in found[None]]) > 0.1
-    assert sum(e["p_value"] <= 0.05 for e in found["broadcast"]) <= 2
-    assert np.median([e["phi_s"] for e in found["broadcast"]]) < 0.02
+    assert sum(e["p_value"] <= 0.05 for e in found[lesion]) <= 2
+    assert np.median([e["phi_s"] for e in found[lesion]]) < 0.02
 
 
 def test_a_state_unreachable_under_the_sampled_tpm_is_reported_undefined_not_a_crash():
