@@ -8,6 +8,7 @@ another process (nothing is written).
 """
 from __future__ import annotations
 
+import re
 import sys
 
 from cognition.runtime import early_signals
@@ -160,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
 def _print_summary(report: dict, run_dir, seconds: float) -> None:
     """seconds: the report's ``telemetry.run_wall_seconds`` (cycles, analysis and report), so the two say the same."""
     from cognition.analysis import fmt, wording  # here, not at the top: --help and bad flags stay fast
+    from cognition.reporting.iit4_report import summary_line
     from cognition.reporting.sections import calibration_text, criterion_value
 
     phi = report["phi"]
@@ -179,11 +181,15 @@ def _print_summary(report: dict, run_dir, seconds: float) -> None:
         shares = ", ".join(f"{m} {v:.0%}" for m, v in comp["winner_share"].items())
         print(f"  workspace: won by {shares}, no access {comp['no_access']:.0%}; switching rate "
               f"{comp['switching_rate']:.0%}")
+    if report.get("iit4"):  # analysis.iit4: true, worded as the report's section and the iit4 command word it
+        print(f"  IIT 4.0 by intervention: {summary_line(report['iit4'])}")
     for c in report["criteria"]:
         print(f"  [{'pass' if c['passed'] else 'FAIL'}] {c['name']}: {criterion_value(c)} (required {c['required']})")
     if report["message"]:
         print(report["message"])
-    print("criteria met" if report["passed"] else "criteria NOT met")
+    failed = [re.split(r"[:(]", c["name"])[0].strip() for c in report["criteria"] if not c["passed"]]
+    print("criteria met" if report["passed"] else
+          f"criteria NOT met: {', '.join(failed)} (the FAIL lines above say why; report.md and load(run).explain() too)")
 
 
 if __name__ == "__main__":

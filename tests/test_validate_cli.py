@@ -37,11 +37,29 @@ def test_main_job_writes_the_report(lite_run):
     assert lo <= phi["mean_bits"] <= hi
     assert sorted(sum(phi["partition"], [])) == list(range(len(phi["unit_names"])))
     assert report["passed"] == (res.returncode == 0)
+    # the terminal's last line names the failed criteria by their labels in report.json (issue 44)
+    last = res.stdout.strip().splitlines()[-1]
+    failed = [c["name"] for c in report["criteria"] if not c["passed"]]
+    if failed:
+        assert last.startswith("criteria NOT met: ") and all(name.startswith(label) for name, label in
+                                                            zip(failed, last.split(": ", 1)[1].split(" (")[0].split(", ")))
+    else:
+        assert last == "criteria met"
     lines = (out / "metrics.jsonl").read_text().splitlines()
     assert len(lines) == 50 and json.loads(lines[-1])["cycle"] == 50
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["quantum_mode"] == "lite" and prov["any_classical"] is False
     assert prov["quantum_backend"]["max_qubits"] == 16
+
+
+def test_a_run_that_fails_names_its_failed_criteria_on_the_last_line(tmp_path):
+    # 12 cycles are too few for the Phi window (12 + lag) and the loop test: the last line names those criteria
+    # by their labels in report.json, in the order report.json lists them (issue 44: it was a bare "criteria NOT met")
+    res = run_cli(["--cycles", "12", "--disable-quantum", "--out", str(tmp_path / "run")], tmp_path)
+    assert res.returncode == 1, res.stderr
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    labels = [c["name"].split(":")[0].split(" (")[0] for c in report["criteria"] if not c["passed"]]
+    assert labels and res.stdout.strip().splitlines()[-1].startswith(f"criteria NOT met: {', '.join(labels)} (")
 
 
 def test_same_seed_gives_identical_report(lite_run, tmp_path):

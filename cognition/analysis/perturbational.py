@@ -341,14 +341,14 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
 
 def summarize(per_agent: list[dict], confidence: float = 0.95, alpha: float = 0.05) -> dict:
     """Across agents (independent replications) whose phi_s is defined (``undefined``: how many are not):
-    phi_s's mean with its t interval, quantiles, how many agents' tests reject at ``alpha``, and how often each set
+    phi_s's mean with its t interval (clipped at 0, where phi_s lies), quantiles, how many agents' tests reject at ``alpha``, and how often each set
     of units is the maximal complex."""
     values = np.array([e["phi_s"] for e in per_agent if e["phi_s"] is not None], dtype=float)
     n = len(values)
     mean, ci = None, None
     if n:
         mean, low, high = t_interval(values, confidence)
-        ci = [low, high] if low is not None else None
+        ci = [max(0.0, low), high] if low is not None else None  # phi_s >= 0, so is its mean
     tested = [e["p_value"] for e in per_agent if e.get("p_value") is not None]
     kinds = {}
     for e in per_agent:
