@@ -52,6 +52,17 @@ class ComplexAnalysis:
     def nodes(self) -> tuple[int, ...]:
         return self.maximal.nodes if self.maximal is not None else ()
 
+    def __repr__(self) -> str:
+        best = "no complex (every candidate has phi_s 0)" if self.maximal is None else \
+            f"maximal complex {{{', '.join(map(str, self.maximal.nodes))}}} phi_s={self.maximal.phi_s:.6g} bits"
+        return f"ComplexAnalysis({best}; {len(self.complexes)} complexes of {len(self.candidates)} candidates)"
+
+    def to_dict(self, labels=None) -> dict:
+        """JSON-able: the maximal complex, the complexes and every candidate (:meth:`SystemIrreducibility.to_dict`)."""
+        return {"maximal": self.maximal.to_dict(labels) if self.maximal is not None else None,
+                "complexes": [c.to_dict(labels) for c in self.complexes],
+                "candidates": [c.to_dict(labels) for c in self.candidates], "formalism": self.formalism}
+
 
 class _ByPhi:
     """PyPhi's ``OrderableByPhi`` ordering: phi with a 1e-13 tolerance."""

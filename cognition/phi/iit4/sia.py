@@ -41,7 +41,7 @@ tolerance-based partition ties come out the same.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import permutations
 
@@ -118,6 +118,39 @@ class SystemIrreducibility:
 
     def __bool__(self) -> bool:
         return self.phi_s > PRECISION
+
+    def __repr__(self) -> str:
+        return f"SystemIrreducibility({self.describe()})"
+
+    def describe(self, labels=None) -> str:
+        """One line: phi_s, the system and its state, the MIP (or why there is none), the maximal cause and effect
+        states; each unit as ``labels[i]`` (network index i; default the index)."""
+        name = (lambda i: str(i)) if labels is None else (lambda i: str(labels[i]))
+
+        def states(values):  # (1, 0) with indices, A=1, B=0 with labels
+            return str(tuple(values)) if labels is None else ", ".join(f"{name(i)}={v}" for i, v in zip(self.nodes, values))
+
+        line = (f"phi_s={self.phi_s:.6g} bits of {{{', '.join(name(i) for i in self.nodes)}}} in state "
+                f"{states(self.state)}")
+        if self.partition is None:
+            return line + f"; no partition searched: {self.reason}" if self.reason else line
+        ties = f" (and {self.tied_partitions} tied)" if self.tied_partitions else ""
+        return (line + f"; MIP {self.partition.labelled(labels)}{ties}; cause {states(self.cause_state)}, "
+                f"effect {states(self.effect_state)}")
+
+    def to_dict(self, labels=None) -> dict:
+        """JSON-able: every field (states and nodes as lists, the MIP as :meth:`SystemPartition.to_dict`), with
+        ``labels`` (one per network unit) the units named."""
+        name = (lambda i: int(i)) if labels is None else (lambda i: str(labels[i]))
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["partition"] = self.partition.to_dict(labels) if self.partition is not None else None
+        out["nodes"] = [name(i) for i in self.nodes]
+        for key in ("state", "cause_state", "effect_state", "intrinsic_differentiation"):
+            out[key] = list(out[key]) if out[key] is not None else None
+        for key in ("cause_ties", "effect_ties"):
+            out[key] = [list(t) for t in out[key]]
+        out["text"] = self.describe(labels)
+        return out
 
 
 # ---------------------------------------------------------------------------

@@ -71,6 +71,38 @@ class PhiStructure:
     def __bool__(self) -> bool:
         return self.big_phi > 0
 
+    @property
+    def reducible(self) -> bool:
+        """phi_s is 0: the system is not a complex, so its big Phi is that of a system IIT does not count as one
+        (Albantakis et al. 2023: the Phi-structure is unfolded from a complex)."""
+        return not self.sia
+
+    def __repr__(self) -> str:
+        return f"PhiStructure({self.describe()})"
+
+    def describe(self, labels=None) -> str:
+        """One line: big Phi, its two sums, phi_s, the system and its state, and a warning when it is reducible."""
+        name = (lambda i: str(i)) if labels is None else (lambda i: str(labels[i]))
+        line = (f"big_phi={self.big_phi:.6g} bits ({self.n_distinctions} distinctions {self.sum_phi_distinctions:.6g}"
+                f" + {self.n_relations} relations {self.sum_phi_relations:.6g}), phi_s={self.phi_s:.6g} bits of "
+                f"{{{', '.join(name(i) for i in self.nodes)}}} in state "
+                + (str(tuple(self.state)) if labels is None else
+                   ", ".join(f"{name(i)}={v}" for i, v in zip(self.nodes, self.state))))
+        if self.reducible:
+            line += "; REDUCIBLE (phi_s = 0): not a complex, its big Phi is not that of a complex"
+        return line
+
+    def to_dict(self, labels=None) -> dict:
+        """JSON-able: the numbers, ``reducible``, the distinctions and the system-level result (``sia``)."""
+        name = (lambda i: int(i)) if labels is None else (lambda i: str(labels[i]))
+        return {"big_phi": self.big_phi, "sum_phi_distinctions": self.sum_phi_distinctions,
+                "sum_phi_relations": self.sum_phi_relations, "n_distinctions": self.n_distinctions,
+                "n_relations": self.n_relations, "phi_s": self.phi_s, "reducible": self.reducible,
+                "cause_state": list(self.cause_state), "effect_state": list(self.effect_state),
+                "nodes": [name(i) for i in self.nodes], "state": list(self.state), "formalism": self.formalism,
+                "distinctions": [d.to_dict(labels) for d in self.distinctions], "sia": self.sia.to_dict(labels),
+                "text": self.describe(labels)}
+
 
 def _congruence_states(system: ce.CandidateSystem, sia: SystemIrreducibility):
     """The system cause/effect states distinctions are made congruent with (PyPhi's rule)."""

@@ -163,6 +163,15 @@ class SystemPartition:
         arrows = {"cause": "<-", "effect": "->", "bidirectional": "<->"}
         return " | ".join(f"{{{','.join(map(name, part))}}}{arrows[d]}" for part, d in zip(self.parts, self.directions))
 
+    def __repr__(self) -> str:
+        return f"SystemPartition({self})"
+
+    def to_dict(self, labels=None) -> dict:
+        """JSON-able: ``parts``, ``directions``, ``cut_edges`` (network indices, or ``labels[i]``) and ``text``."""
+        name = (lambda i: int(i)) if labels is None else (lambda i: str(labels[i]))
+        return {"parts": [[name(i) for i in part] for part in self.parts], "directions": list(self.directions),
+                "cut_edges": [[name(a), name(b)] for a, b in self.cut_edges], "text": self.labelled(labels)}
+
     def __eq__(self, other) -> bool:
         if not isinstance(other, SystemPartition):
             return NotImplemented
