@@ -11,7 +11,7 @@ time series of the same units:
 * ``.nc`` (netCDF, through xarray: the optional ``tables`` extra): one data variable of 3
   dimensions (``variable`` picks one of several), named ``agent``/``agents``/``trial``/``trials``,
   ``time``/``cycle``/``cycles`` and ``unit``/``units`` (else ``axes`` names them in order); a
-  coordinate along the unit dimension gives the units' names. ``RunResults.to_xarray("intact")``
+  coordinate along the unit dimension gives the units' names. ``RunResults.to_xarray()`` (the run's agents)
   writes such a file.
 
 Files above :data:`MAX_FILE_BYTES` are refused before they are parsed. Anything that is not such a
@@ -221,7 +221,7 @@ def _one_group(path: Path, var, agent_dim: str) -> None:
         if len(groups) > 1:
             raise DataFileError(f"FILE = '{path}': its {agent_dim} rows belong to the groups {', '.join(groups)}, "
                                 "which are not independent agents (a twin shares its agent's weights and noise): "
-                                "expected one group, e.g. RunResults.to_xarray('intact')")
+                                "expected one group, e.g. RunResults.to_xarray() (the run's agents)")
 
 
 def _checked(path: Path, data: np.ndarray, names, order, source: str) -> DataSeries:

@@ -46,17 +46,17 @@ def cycle_frame(records: list[dict]):
     return pd.DataFrame([{n: row.get(n) for n in columns} for row in rows], columns=columns)
 
 
-def unit_frame(history: np.ndarray, cycles: np.ndarray, unit_names: list[str], groups: np.ndarray,
-               paired: np.ndarray):
-    """One row per cycle and batch row (cycle-major, as unit_history.npy stores them): ``cycle``,
-    ``agent`` (the batch row), ``group``, ``paired_agent``, then one column per unit.
+def unit_frame(history: np.ndarray, rows: np.ndarray, groups: np.ndarray, paired: np.ndarray,
+               cycles: np.ndarray, unit_names: list[str]):
+    """One row per batch row and cycle (agent-major, as ``RunResults.units``): ``cycle``, ``agent`` (the batch
+    row, ``rows``), ``group``, ``paired_agent``, then one column per unit.
 
-    history: (cycles, rows, n_units), unit_history.npy's own layout."""
+    history: (len(rows), cycles, n_units)."""
     pd = import_extra("pandas", TABLES, "RunResults.to_pandas")
-    C, R, n = history.shape
-    flat = history.reshape(C * R, n)
-    columns = {"cycle": np.repeat(cycles, R), "agent": np.tile(np.arange(R), C),
-               "group": np.tile(groups, C), "paired_agent": np.tile(paired, C)}
+    R, C, n = history.shape
+    flat = history.reshape(R * C, n)
+    columns = {"cycle": np.tile(cycles, R), "agent": np.repeat(rows, C),
+               "group": np.repeat(groups, C), "paired_agent": np.repeat(paired, C)}
     columns.update({name: flat[:, j].copy() for j, name in enumerate(unit_names)})
     return pd.DataFrame(columns)
 
@@ -80,14 +80,14 @@ def agent_frame(phi_section: dict, unit_names: list[str]):
     return pd.DataFrame(columns)
 
 
-def unit_array(history: np.ndarray, cycles: np.ndarray, unit_names: list[str], rows: np.ndarray,
-               groups: np.ndarray, paired: np.ndarray, attrs: dict):
-    """The unit history as a DataArray (cycle, agent, unit) named ``units``; coordinates ``cycle``
-    (1..n), ``agent`` (``rows``: the batch rows), ``unit`` (names), and along ``agent`` the row's ``group``
-    and ``paired_agent``. history: (cycles, len(rows), n_units), copied into memory."""
+def unit_array(history: np.ndarray, rows: np.ndarray, groups: np.ndarray, paired: np.ndarray,
+               cycles: np.ndarray, unit_names: list[str], attrs: dict):
+    """The unit history as a DataArray (agent, cycle, unit) named ``units``; coordinates ``agent`` (``rows``:
+    the batch rows), ``cycle`` (1..n), ``unit`` (names), and along ``agent`` the row's ``group`` and
+    ``paired_agent``. history: (len(rows), cycles, n_units), copied into memory."""
     xr = import_extra("xarray", TABLES, "RunResults.to_xarray")
     coords = {"cycle": np.asarray(cycles, dtype=np.int64), "agent": np.asarray(rows, dtype=np.int64),
               "unit": np.array(unit_names, dtype=str), "group": ("agent", np.array(groups, dtype=str)),
               "paired_agent": ("agent", np.asarray(paired, dtype=np.int64))}
-    return xr.DataArray(np.array(history, dtype=np.float64), dims=("cycle", "agent", "unit"), coords=coords,
+    return xr.DataArray(np.array(history, dtype=np.float64), dims=("agent", "cycle", "unit"), coords=coords,
                         name="units", attrs=attrs)

@@ -179,46 +179,47 @@ class RunResults:
         return _frozen(np.array([r["extras"].get(key, np.nan) for r in self._run.records], dtype=float))
 
     # -- labelled tables (the optional "tables" extra: pandas, xarray) ---------
-    def to_pandas(self, table: str = "cycles"):
+    def to_pandas(self, table: str = "cycles", group: str = "intact"):
         """A pandas DataFrame of the run (pandas is imported here; docs/api.md, "Labelled tables").
 
         "cycles": one row per cycle, a column per field of metrics.jsonl, nested names dotted
         (``phi.phi_r``, ``salience.hybrid``, ``extras.hybrid.interference``);
-        "units": one row per cycle and batch row, with ``cycle``, ``agent`` (the batch row: the run's
-        agents are rows 0..A-1), ``group`` (intact, donor, yoked, yoked_proposals), ``paired_agent``
-        (the run agent whose donor or twin the row is) and one column per unit;
+        "units": one row per batch row of ``group`` and cycle, agent-major as :attr:`units` (default the run's
+        agents, "intact"; "donor", "yoked", "yoked_proposals" for a control's rows, "all" for every batch
+        row), with ``cycle``, ``agent`` (the batch row: the run's agents are rows 0..A-1), ``group``,
+        ``paired_agent`` (the run agent whose donor or twin the row is) and one column per unit;
         "agents": one row per agent of the run, its whole-run Phi from report.json
         (``phi.whole_run.per_agent``) with ``agent`` and ``group``.
         """
         if table == "cycles":
             return frames.cycle_frame(self._run.records)
         if table == "units":
-            groups, paired = self._row_labels()
-            return frames.unit_frame(self._history(), self.cycles, self.unit_names, groups, paired)
+            return frames.unit_frame(*self._rows_of(group), self.cycles, self.unit_names)
         if table == "agents":
             return frames.agent_frame(self.report["phi"], self.unit_names)
         raise UsageError(f"table = {table!r} is not allowed: expected one of {', '.join(frames.TABLE_KINDS)}")
 
-    def to_xarray(self, group: str | None = None):
-        """The unit history as an xarray DataArray (cycle, agent, unit), every batch row or one ``group``'s,
-        with coordinates cycle, agent (the batch row), unit (names), group and paired_agent (xarray is
-        imported here). ``to_xarray("intact").to_netcdf("units.nc")`` is a file ``python -m cognition.phi``
-        reads."""
-        groups, paired = self._row_labels()
-        history, rows = self._history(), np.arange(len(groups))
-        if group is not None:
-            if group not in set(groups):
-                raise UsageError(f"group {group!r} is not one of this run's: {', '.join(dict.fromkeys(groups))}")
-            keep = groups == group
-            history, rows, groups, paired = history[:, keep], rows[keep], groups[keep], paired[keep]
+    def to_xarray(self, group: str = "intact"):
+        """The unit history as an xarray DataArray (agent, cycle, unit), the dimensions of :attr:`units`, of the
+        batch rows of ``group`` (default the run's agents, "intact"; "donor", "yoked", "yoked_proposals" for a
+        control's rows, "all" for every batch row), with coordinates agent (the batch row), cycle, unit
+        (names), group and paired_agent (xarray is imported here). ``to_xarray().to_netcdf("units.nc")`` is a
+        file ``python -m cognition.phi`` reads."""
         attrs = {"run_dir": str(self.path), "source": HISTORY_NAME,
-                 "description": "the unit signals Phi is computed from, per cycle, batch row and unit"}
-        return frames.unit_array(history, self.cycles, self.unit_names, rows, groups, paired, attrs)
+                 "description": "the unit signals Phi is computed from, per batch row, cycle and unit"}
+        return frames.unit_array(*self._rows_of(group), self.cycles, self.unit_names, attrs)
 
-    def _history(self) -> np.ndarray:
-        """(cycles, rows, n_units): unit_history.npy's own layout, every batch row."""
-        self._row_groups()
-        return self._units.transpose(1, 0, 2)
+    def _rows_of(self, group: str):
+        """(history (rows, cycles, n_units), the batch rows, their group names, their paired run agents) of
+        ``group`` or of "all"; UsageError (one line) naming the groups for another name."""
+        groups, paired = self._row_labels()
+        rows = np.arange(len(groups))
+        if group != "all":
+            if group not in set(groups):
+                raise UsageError(f"group {group!r} is not one of this run's: {', '.join(dict.fromkeys(groups))}, "
+                                 "or all")
+            rows = rows[groups == group]
+        return self._units[rows], rows, groups[rows], paired[rows]
 
     # -- the report ----------------------------------------------------------
     @property

@@ -81,7 +81,7 @@ def test_axis_order_and_csv_long_format_give_the_same_numbers(ensemble, tmp_path
 def test_a_runs_exported_units_give_the_runs_own_headline(tmp_path_factory, tmp_path, capsys):
     run_dir = shared_run(tmp_path_factory, "classical")  # 32 agents, 44 cycles, seed 0
     res = hc.load(run_dir)
-    res.to_xarray("intact").to_netcdf(tmp_path / "units.nc", engine="h5netcdf")
+    res.to_xarray().to_netcdf(tmp_path / "units.nc", engine="h5netcdf")  # the run's agents (the default)
     rc, out, err = _run(capsys, tmp_path / "units.nc", "--json", tmp_path / "nc.json",
                         "--seed", res.config["run"]["seed"], "--surrogates", res.config["phi"]["surrogates"])
     assert rc == 0, err
@@ -89,9 +89,9 @@ def test_a_runs_exported_units_give_the_runs_own_headline(tmp_path_factory, tmp_
     for key in ("headline_bits", "headline_ci_bits", "headline_p_value", "partition_named", "weakest_cut",
                 "integrated"):
         assert doc[key] == report[key], key
-    assert doc["axes"] == ["time", "agents", "units"] and doc["unit_names"] == res.unit_names
+    assert doc["axes"] == ["agents", "time", "units"] and doc["unit_names"] == res.unit_names
 
-    res.to_xarray().to_netcdf(tmp_path / "all.nc", engine="h5netcdf")  # agents, donors and twins together
+    res.to_xarray("all").to_netcdf(tmp_path / "all.nc", engine="h5netcdf")  # agents, donors and twins together
     rc, _, err = _run(capsys, tmp_path / "all.nc")
     assert rc == 2 and len(err) == 1 and "not independent agents" in err[0], err
 

@@ -67,28 +67,35 @@ def test_units_table_and_dataarray_are_unit_history_npy_bit_for_bit(run_dir):
     groups = population(agents, 1).groups
     assert R == 4 * agents
 
+    # the defaults are the run's agents, in the dimension order of res.units (agent, cycle, unit): a mean over
+    # "agent" is over the run's agents, never over donors and twins (issue 44)
     table = res.to_pandas("units")
     assert list(table.columns) == ["cycle", "agent", "group", "paired_agent", *names]
-    assert _bits(table[names].to_numpy()) == _bits(history.reshape(C * R, n))
-    assert table["cycle"].tolist() == list(np.repeat(np.arange(1, C + 1), R))
-    first = table[table["cycle"] == 1]
-    assert first["agent"].tolist() == list(range(R))
-    for name, rows in groups.items():
-        assert set(first["group"].iloc[rows]) == {name}
-        assert first["paired_agent"].iloc[rows].tolist() == list(range(agents))
-
+    assert _bits(table[names].to_numpy()) == _bits(res.units.reshape(-1, n))
+    assert _bits(res.units) == _bits(history[:, groups["intact"]].transpose(1, 0, 2))
+    assert table["agent"].tolist() == list(np.repeat(np.arange(agents), C))
+    assert table["cycle"].tolist() == list(np.tile(np.arange(1, C + 1), agents)) and set(table["group"]) == {"intact"}
     array = res.to_xarray()
-    assert array.dims == ("cycle", "agent", "unit") and array.name == "units"
-    assert _bits(array.values) == _bits(history)
+    assert array.dims == ("agent", "cycle", "unit") and array.name == "units"
+    assert _bits(array.values) == _bits(res.units) and set(array["group"].values) == {"intact"}
     assert array["unit"].values.tolist() == names
     assert array["cycle"].values.tolist() == list(range(1, C + 1))
-    assert array["group"].values.tolist() == table["group"].iloc[:R].tolist()
-    intact = res.to_xarray("intact")
-    assert _bits(intact.values) == _bits(history[:, groups["intact"]])
-    assert _bits(intact.transpose("agent", "cycle", "unit").values) == _bits(res.units)
+
+    # every batch row on request, each group where the yoked control put it
+    everything = res.to_pandas("units", group="all")
+    assert len(everything) == R * C and _bits(everything[names].to_numpy()) == _bits(
+        history.transpose(1, 0, 2).reshape(R * C, n))
+    every = res.to_xarray("all")
+    assert _bits(every.values) == _bits(history.transpose(1, 0, 2))
+    assert every["group"].values.tolist() == everything["group"].iloc[::C].tolist()
+    for name, rows in groups.items():
+        assert set(every["group"].values[rows]) == {name}
+        assert every["paired_agent"].values[rows].tolist() == list(range(agents))
     donors = res.to_xarray("donor")
     assert donors["agent"].values.tolist() == list(range(agents, 2 * agents))
     assert donors["paired_agent"].values.tolist() == list(range(agents))
+    assert _bits(donors.values) == _bits(res.group("donor"))
+    assert _bits(res.to_pandas("units", group="donor")[names].to_numpy()) == _bits(res.group("donor").reshape(-1, n))
 
 
 @tables
@@ -113,8 +120,10 @@ def test_bad_table_group_and_run_dir_are_one_line_errors(run_dir, tmp_path):
     res = hc.load(run_dir)
     with pytest.raises(UsageError, match=r"^table = 'rows' is not allowed: expected one of cycles, units, agents$"):
         res.to_pandas("rows")
-    with pytest.raises(UsageError, match=r"group 'twins' is not one of this run's: intact, donor, yoked"):
+    with pytest.raises(UsageError, match=r"group 'twins' is not one of this run's: intact, donor, yoked.*, or all$"):
         res.to_xarray("twins")
+    with pytest.raises(UsageError, match=r"group 'twins' is not one of this run's"):
+        res.to_pandas("units", group="twins")
     with pytest.raises(UsageError, match="not a hybrid-cognition run directory") as info:
         hc.load(tmp_path)
     assert "\n" not in str(info.value)
