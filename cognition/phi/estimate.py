@@ -50,7 +50,7 @@ def resolve_centre(centre: str, agents: int) -> str:
     return centre
 
 
-def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: int = 0, seed=None,
+def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: int = 0, seed=0,
              search: str = "auto", confidence: float = 0.95, device=None, resample: str = "auto",
              block_length: int | None = None, centre: str = "auto", shared: str = "remove",
              replicates: int = BIAS_REPLICATES) -> PhiResult:
@@ -82,6 +82,9 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     whole procedure (covariance, shrinkage, MIB search).
     surrogates: number of circular-shift surrogates for a one-sided p-value of
     Phi_WMS and Phi_R against "nodes are independent processes".
+    seed: the random stream of everything drawn (the per-agent bias correction's simulated ensembles, the
+    bootstrap, the surrogates): default 0, so the same call on the same data gives the same numbers; None
+    draws fresh entropy each call (the Monte-Carlo error of the bias correction is in docs/phi.md).
     search: 'auto' (exhaustive for n <= 16, else Queyranne) | 'exhaustive' | 'queyranne'.
     device: None (numpy) or a torch device for the batched exhaustive search. (search and device
     apply to centre='pooled'; the per-agent path evaluates every bipartition of every agent in numpy.)

@@ -50,6 +50,29 @@ class PhiResult:
             return float(self.bias_corrected[measure])
         return float(getattr(self, measure))
 
+    @property
+    def headline_bits(self) -> float:
+        """``headline("phi_r")``: the number the command and the run's report print (the fields ``phi_r``,
+        ``phi_wms``, ... are the plug-in values at the MIB, before any correction)."""
+        return self.headline("phi_r")
+
+    def __repr__(self) -> str:
+        """The headline first, with its interval and p-value where they were computed, then the plug-in value
+        it corrects, the MIB and the size of the data."""
+        line = f"phi_r {self.headline_bits:.4g} bits"
+        if self.bias_corrected is not None:
+            agents = f", mean of {len(self.per_agent['mib'])} agents' own values" if self.per_agent else ""
+            line += f" (bias-corrected{agents})"
+        if self.ci is not None:
+            low, high = self.ci["phi_r"]
+            line += f", {self.confidence:.0%} CI [{low:.4g}, {high:.4g}]"
+        if self.p_value is not None:
+            line += f", p = {self.p_value['phi_r']:.4g}"
+        if self.bias_corrected is not None:
+            line += f"; plug-in phi_r {self.phi_r:.4g}"
+        mib = " | ".join(",".join(map(str, part)) for part in self.mib)
+        return f"PhiResult({line}; MIB {mib}; {self.n_nodes} units, lag {self.lag}, {self.n_samples} samples)"
+
     def to_dict(self) -> dict:
         """JSON-able dict (tuples become lists, floats stay floats)."""
         out = dataclasses.asdict(self)

@@ -124,3 +124,16 @@ def test_torch_device_matches_numpy():
     for key in KEYS:
         assert getattr(b, key) == pytest.approx(getattr(a, key), rel=1e-9)
     assert b.ci["phi_wms"] == pytest.approx(a.ci["phi_wms"], rel=1e-9)
+
+
+def test_the_defaults_are_reproducible_and_the_repr_leads_with_the_headline():
+    # issue 44: two calls with the defaults gave 0.1233 and 0.1259 bits (the bias correction drew with seed=None)
+    rng = np.random.default_rng(44)
+    X = np.cumsum(rng.normal(size=(8, 120, 4)), axis=1) * 0.05 + rng.normal(size=(8, 120, 4))
+    first, second = phi.estimate(X), phi.estimate(X)
+    assert first.to_dict() == second.to_dict() and first.headline_bits == second.headline_bits
+    assert phi.estimate(X, seed=None).headline_bits != phi.estimate(X, seed=None).headline_bits  # fresh entropy
+    assert first.headline_bits == first.headline("phi_r") == first.bias_corrected["phi_r"] != first.phi_r
+    text = repr(first)
+    assert text.startswith(f"PhiResult(phi_r {first.headline_bits:.4g} bits (bias-corrected, mean of 8 agents'")
+    assert f"plug-in phi_r {first.phi_r:.4g}" in text and "\n" not in text
