@@ -62,3 +62,16 @@ def test_big_phi_of_a_reducible_system_is_flagged():
     assert structure.reducible and "REDUCIBLE (phi_s = 0): not a complex" in repr(structure)
     assert structure.to_dict()["reducible"] is True
     assert not phi_structure(COPY_LOOP, (1, 0)).reducible
+
+
+def test_labels_that_do_not_name_every_unit_are_one_line():
+    import pytest
+
+    r = iit4(COPY_LOOP, (1, 0))
+    for call in (lambda: r.describe(["A"]), lambda: r.to_dict(["A"]), lambda: r.partition.labelled(["A"]),
+                 lambda: phi_structure(COPY_LOOP, (1, 0)).distinctions[1].describe(["A"])):
+        with pytest.raises(ValueError, match=r"^labels: 1 name\(s\) for units up to 1; allowed one name per network "
+                                             r"unit$"):
+            call()
+    with pytest.raises(ValueError, match=r"^labels: got int; allowed a sequence of names"):
+        r.describe(7)

@@ -90,6 +90,23 @@ def index_state(index: int, width: int) -> tuple[int, ...]:
     return tuple((int(index) >> a) & 1 for a in range(width))
 
 
+def unit_namer(labels, nodes, text: bool = True):
+    """The name of network unit i in printed and JSON results: ``str(labels[i])``, or without ``labels`` its
+    index (a str when ``text``, else an int). ValueError (one line) when ``labels`` does not name every unit of
+    ``nodes`` (network indices)."""
+    if labels is None:
+        return str if text else int
+    try:
+        labels = list(labels)
+    except TypeError:
+        raise ValueError(f"labels: got {type(labels).__name__}; allowed a sequence of names, one per network "
+                         "unit") from None
+    if any(not 0 <= int(i) < len(labels) for i in nodes):
+        raise ValueError(f"labels: {len(labels)} name(s) for units up to {max(int(i) for i in nodes)}; allowed one "
+                         "name per network unit")
+    return lambda i: str(labels[int(i)])
+
+
 def bits_table(k: int) -> np.ndarray:
     """(2^k, k) int array: row r holds the little-endian bits of r."""
     return (np.arange(1 << k)[:, None] >> np.arange(k)) & 1

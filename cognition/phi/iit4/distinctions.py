@@ -115,10 +115,12 @@ class Distinction:
     def describe(self, labels=None) -> str:
         """One line, PyPhi's way: the mechanism in its state, its cause and effect purviews in their specified
         states, phi_c, phi_e and phi_d (bits); units as ``labels[i]`` (default their network indices)."""
+        name = ce.unit_namer(labels, self.mechanism + self.cause_purview + self.effect_purview)
+
         def units(nodes, values):  # {0, 1}=(1, 0) with indices, {A=1, B=0} with labels
             if labels is None:
                 return "{" + ", ".join(map(str, nodes)) + "}=" + str(tuple(values))
-            return "{" + ", ".join(f"{labels[i]}={v}" for i, v in zip(nodes, values)) + "}"
+            return "{" + ", ".join(f"{name(i)}={v}" for i, v in zip(nodes, values)) + "}"
 
         return (f"phi_d={self.phi_d:.6g} bits: mechanism {units(self.mechanism, self.mechanism_state)}, cause "
                 f"{units(self.cause_purview, self.cause_state)} (phi_c={self.phi_c:.6g}), effect "
@@ -126,7 +128,7 @@ class Distinction:
 
     def to_dict(self, labels=None) -> dict:
         """JSON-able, with ``phi_d`` and, with ``labels``, the units named."""
-        name = (lambda i: int(i)) if labels is None else (lambda i: str(labels[i]))
+        name = ce.unit_namer(labels, self.mechanism + self.cause_purview + self.effect_purview, text=False)
         return {"mechanism": [name(i) for i in self.mechanism], "mechanism_state": list(self.mechanism_state),
                 "cause_purview": [name(i) for i in self.cause_purview], "cause_state": list(self.cause_state),
                 "effect_purview": [name(i) for i in self.effect_purview], "effect_state": list(self.effect_state),

@@ -56,6 +56,7 @@ from .cause_effect import (
     check_connectivity,
     index_state,
     information_density,
+    unit_namer,
 )
 from .limits import check_size
 from .system_partitions import PartitionTable, SystemPartition, describe, partition_table
@@ -125,7 +126,7 @@ class SystemIrreducibility:
     def describe(self, labels=None) -> str:
         """One line: phi_s, the system and its state, the MIP (or why there is none), the maximal cause and effect
         states; each unit as ``labels[i]`` (network index i; default the index)."""
-        name = (lambda i: str(i)) if labels is None else (lambda i: str(labels[i]))
+        name = unit_namer(labels, self.nodes)
 
         def states(values):  # (1, 0) with indices, A=1, B=0 with labels
             return str(tuple(values)) if labels is None else ", ".join(f"{name(i)}={v}" for i, v in zip(self.nodes, values))
@@ -141,7 +142,7 @@ class SystemIrreducibility:
     def to_dict(self, labels=None) -> dict:
         """JSON-able: every field (states and nodes as lists, the MIP as :meth:`SystemPartition.to_dict`), with
         ``labels`` (one per network unit) the units named."""
-        name = (lambda i: int(i)) if labels is None else (lambda i: str(labels[i]))
+        name = unit_namer(labels, self.nodes, text=False)
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["partition"] = self.partition.to_dict(labels) if self.partition is not None else None
         out["nodes"] = [name(i) for i in self.nodes]

@@ -82,7 +82,7 @@ class PhiStructure:
 
     def describe(self, labels=None) -> str:
         """One line: big Phi, its two sums, phi_s, the system and its state, and a warning when it is reducible."""
-        name = (lambda i: str(i)) if labels is None else (lambda i: str(labels[i]))
+        name = ce.unit_namer(labels, self.nodes)
         line = (f"big_phi={self.big_phi:.6g} bits ({self.n_distinctions} distinctions {self.sum_phi_distinctions:.6g}"
                 f" + {self.n_relations} relations {self.sum_phi_relations:.6g}), phi_s={self.phi_s:.6g} bits of "
                 f"{{{', '.join(name(i) for i in self.nodes)}}} in state "
@@ -94,7 +94,7 @@ class PhiStructure:
 
     def to_dict(self, labels=None) -> dict:
         """JSON-able: the numbers, ``reducible``, the distinctions and the system-level result (``sia``)."""
-        name = (lambda i: int(i)) if labels is None else (lambda i: str(labels[i]))
+        name = ce.unit_namer(labels, self.nodes, text=False)
         return {"big_phi": self.big_phi, "sum_phi_distinctions": self.sum_phi_distinctions,
                 "sum_phi_relations": self.sum_phi_relations, "n_distinctions": self.n_distinctions,
                 "n_relations": self.n_relations, "phi_s": self.phi_s, "reducible": self.reducible,

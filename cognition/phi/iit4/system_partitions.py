@@ -25,6 +25,8 @@ from itertools import product
 
 import numpy as np
 
+from .cause_effect import unit_namer
+
 DIRECTION_NAMES = ("cause", "effect", "bidirectional")
 
 
@@ -157,7 +159,7 @@ class SystemPartition:
 
     def labelled(self, labels=None) -> str:
         """The parts with their directions, "{0}-> | {1,2}<-", each unit as ``labels[i]`` (default its index)."""
-        name = (lambda i: str(i)) if labels is None else (lambda i: str(labels[i]))
+        name = unit_namer(labels, [i for part in self.parts for i in part])
         if len(self.parts) == 1:
             return f"complete cut of {{{','.join(map(name, self.parts[0]))}}}"
         arrows = {"cause": "<-", "effect": "->", "bidirectional": "<->"}
@@ -168,7 +170,7 @@ class SystemPartition:
 
     def to_dict(self, labels=None) -> dict:
         """JSON-able: ``parts``, ``directions``, ``cut_edges`` (network indices, or ``labels[i]``) and ``text``."""
-        name = (lambda i: int(i)) if labels is None else (lambda i: str(labels[i]))
+        name = unit_namer(labels, [i for part in self.parts for i in part], text=False)
         return {"parts": [[name(i) for i in part] for part in self.parts], "directions": list(self.directions),
                 "cut_edges": [[name(a), name(b)] for a, b in self.cut_edges], "text": self.labelled(labels)}
 
