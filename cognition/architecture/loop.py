@@ -94,6 +94,7 @@ class CycleRecord:
     phi: dict | None = None
     phi_note: str | None = None  # why phi is None after the window filled (e.g. a constant unit)
     competition: dict | None = None  # switches, bids, dwell episodes that ended (cognition.architecture.competition)
+    winners: str | None = None  # every batch row's winner, one character each (competition.encode_winners)
 
 
 class IntegrationLoop:
@@ -320,7 +321,7 @@ class IntegrationLoop:
         return LoopState(cycle, broadcast, modules, workspace), per_agent, signals
 
     def _record(self, cycle: int, per_agent: dict, window, signals: np.ndarray) -> CycleRecord:
-        from cognition.architecture.competition import cycle_competition
+        from cognition.architecture.competition import cycle_competition, encode_winners
 
         mine = slice_tree(per_agent, self.intact)
         share = self.winner_share(per_agent["winner"])
@@ -332,7 +333,8 @@ class IntegrationLoop:
             phi_now, note = self.phi_at(window, signals), None
         except ValueError as exc:  # e.g. a unit constant over the window: Phi undefined, not a crash
             phi_now, note = None, str(exc)
-        return CycleRecord(cycle, salience, share, extras, phi=phi_now, phi_note=note, competition=competition)
+        return CycleRecord(cycle, salience, share, extras, phi=phi_now, phi_note=note, competition=competition,
+                           winners=encode_winners(per_agent["winner"].cpu().numpy()))
 
     def winner_share(self, winner: torch.Tensor) -> dict:
         """Each module's share of the run's agents' winners (``winner``: every row's), as metrics.jsonl has it."""

@@ -46,17 +46,32 @@ def cycle_frame(records: list[dict]):
     return pd.DataFrame([{n: row.get(n) for n in columns} for row in rows], columns=columns)
 
 
-def unit_frame(history: np.ndarray, rows: np.ndarray, groups: np.ndarray, paired: np.ndarray,
-               cycles: np.ndarray, unit_names: list[str]):
-    """One row per batch row and cycle (agent-major, as ``RunResults.units``): ``cycle``, ``agent`` (the batch
-    row, ``rows``), ``group``, ``paired_agent``, then one column per unit.
+NO_WINNER = "none"  # the winner column's value where no module had access
 
-    history: (len(rows), cycles, n_units)."""
+
+def winner_codes(winners: np.ndarray, modules: list[str]) -> np.ndarray:
+    """Winner indices (any shape; module index, -1 no access) as codes into ``[*modules, NO_WINNER]``."""
+    winners = np.asarray(winners)
+    return np.where(winners < 0, len(modules), winners)
+
+
+def unit_frame(history: np.ndarray, rows: np.ndarray, groups: np.ndarray, paired: np.ndarray,
+               cycles: np.ndarray, unit_names: list[str], winners: tuple | None = None):
+    """One row per batch row and cycle (agent-major, as ``RunResults.units``): ``cycle``, ``agent`` (the batch
+    row, ``rows``), ``group``, ``paired_agent``, ``winner`` (the module that won the row's workspace in the
+    cycle, or "none"; absent when ``winners`` is None), then one column per unit.
+
+    history: (len(rows), cycles, n_units); winners: ((len(rows), cycles) module indices, -1 no access; the
+    module names), the column a categorical of the names and "none" in that order."""
     pd = import_extra("pandas", TABLES, "RunResults.to_pandas")
     R, C, n = history.shape
     flat = history.reshape(R * C, n)
     columns = {"cycle": np.tile(cycles, R), "agent": np.repeat(rows, C),
                "group": np.repeat(groups, C), "paired_agent": np.repeat(paired, C)}
+    if winners is not None:
+        index, modules = winners
+        columns["winner"] = pd.Categorical.from_codes(winner_codes(index, modules).reshape(R * C),
+                                                      categories=[*modules, NO_WINNER])
     columns.update({name: flat[:, j].copy() for j, name in enumerate(unit_names)})
     return pd.DataFrame(columns)
 
@@ -81,13 +96,18 @@ def agent_frame(phi_section: dict, unit_names: list[str]):
 
 
 def unit_array(history: np.ndarray, rows: np.ndarray, groups: np.ndarray, paired: np.ndarray,
-               cycles: np.ndarray, unit_names: list[str], attrs: dict):
+               cycles: np.ndarray, unit_names: list[str], attrs: dict, winners: tuple | None = None):
     """The unit history as a DataArray (agent, cycle, unit) named ``units``; coordinates ``agent`` (``rows``:
-    the batch rows), ``cycle`` (1..n), ``unit`` (names), and along ``agent`` the row's ``group`` and
-    ``paired_agent``. history: (len(rows), cycles, n_units), copied into memory."""
+    the batch rows), ``cycle`` (1..n), ``unit`` (names), along ``agent`` the row's ``group`` and
+    ``paired_agent``, and along (agent, cycle) ``winner`` (module names, "none"; absent when ``winners``, as
+    :func:`unit_frame` takes it, is None). history: (len(rows), cycles, n_units), copied into memory."""
     xr = import_extra("xarray", TABLES, "RunResults.to_xarray")
     coords = {"cycle": np.asarray(cycles, dtype=np.int64), "agent": np.asarray(rows, dtype=np.int64),
               "unit": np.array(unit_names, dtype=str), "group": ("agent", np.array(groups, dtype=str)),
               "paired_agent": ("agent", np.asarray(paired, dtype=np.int64))}
+    if winners is not None:
+        index, modules = winners
+        names = np.array([*modules, NO_WINNER], dtype=str)
+        coords["winner"] = (("agent", "cycle"), names[winner_codes(index, modules)])
     return xr.DataArray(np.array(history, dtype=np.float64), dims=("agent", "cycle", "unit"), coords=coords,
                         name="units", attrs=attrs)

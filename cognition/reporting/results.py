@@ -13,6 +13,7 @@ import numpy as np
 
 from cognition.reporting import frames
 from cognition.reporting.explain import explain
+from cognition.architecture.competition import decode_winners
 from cognition.architecture.controls import population, split_rows
 from cognition.errors import UsageError
 from cognition.runtime.unit_history import HISTORY_NAME
@@ -166,6 +167,27 @@ class RunResults:
         return _frozen(np.array([(r.get("phi") or {}).get(measure, np.nan) for r in self._run.records],
                                 dtype=float))
 
+    def winners(self, group: str = "intact") -> np.ndarray:
+        """(agents, cycles) int64: each batch row's workspace winner per cycle, the module's index in
+        :attr:`modules` (the loop's module order), -1 where no module had access; the rows of ``group``
+        as :meth:`to_pandas` takes them (default the run's agents). From metrics.jsonl's ``winners``."""
+        return self._winners_of(self._rows_of(group)[1])
+
+    @property
+    def modules(self) -> list[str]:
+        """The enabled modules in the loop's order: the names :meth:`winners`' indices refer to."""
+        return list(self.config["modules"]["enabled"])
+
+    def _winners_of(self, rows: np.ndarray) -> np.ndarray:
+        missing = [r["cycle"] for r in self._run.records if "winners" not in r]
+        if missing:
+            version = (self.provenance or {}).get("package", {}).get("version", "unknown")
+            raise UsageError(f"{self.path}: metrics.jsonl records no per-row winners (cycle {missing[0]} has none; "
+                             f"written by hybrid-cognition {version}, before they were recorded): only the shares "
+                             "over agents, records[i]['winner_share'], are there")
+        table = np.stack([decode_winners(r["winners"]) for r in self._run.records], axis=1)
+        return _frozen(table[rows])
+
     def salience(self) -> dict[str, np.ndarray]:
         """Module name -> (cycles,) its salience, the mean over agents."""
         names = list(self._run.records[0]["salience"]) if self._run.records else []
@@ -187,14 +209,17 @@ class RunResults:
         "units": one row per batch row of ``group`` and cycle, agent-major as :attr:`units` (default the run's
         agents, "intact"; "donor", "yoked", "yoked_proposals" for a control's rows, "all" for every batch
         row), with ``cycle``, ``agent`` (the batch row: the run's agents are rows 0..A-1), ``group``,
-        ``paired_agent`` (the run agent whose donor or twin the row is) and one column per unit;
+        ``paired_agent`` (the run agent whose donor or twin the row is), ``winner`` (the module that won the
+        row's workspace that cycle, or "none": :meth:`winners` by name) and one column per unit;
         "agents": one row per agent of the run, its whole-run Phi from report.json
         (``phi.whole_run.per_agent``) with ``agent`` and ``group``.
         """
         if table == "cycles":
             return frames.cycle_frame(self._run.records)
         if table == "units":
-            return frames.unit_frame(*self._rows_of(group), self.cycles, self.unit_names)
+            history, rows, groups, paired = self._rows_of(group)
+            return frames.unit_frame(history, rows, groups, paired, self.cycles, self.unit_names,
+                                     self._winner_table(rows))
         if table == "agents":
             return frames.agent_frame(self.report["phi"], self.unit_names)
         raise UsageError(f"table = {table!r} is not allowed: expected one of {', '.join(frames.TABLE_KINDS)}")
@@ -203,11 +228,21 @@ class RunResults:
         """The unit history as an xarray DataArray (agent, cycle, unit), the dimensions of :attr:`units`, of the
         batch rows of ``group`` (default the run's agents, "intact"; "donor", "yoked", "yoked_proposals" for a
         control's rows, "all" for every batch row), with coordinates agent (the batch row), cycle, unit
-        (names), group and paired_agent (xarray is imported here). ``to_xarray().to_netcdf("units.nc")`` is a
+        (names), group and paired_agent, and winner along (agent, cycle) (xarray is imported here).
+        ``to_xarray().to_netcdf("units.nc")`` is a
         file ``python -m cognition.phi`` reads."""
         attrs = {"run_dir": str(self.path), "source": HISTORY_NAME,
                  "description": "the unit signals Phi is computed from, per batch row, cycle and unit"}
-        return frames.unit_array(*self._rows_of(group), self.cycles, self.unit_names, attrs)
+        history, rows, groups, paired = self._rows_of(group)
+        return frames.unit_array(history, rows, groups, paired, self.cycles, self.unit_names, attrs,
+                                 self._winner_table(rows))
+
+    def _winner_table(self, rows: np.ndarray) -> tuple | None:
+        """((len(rows), cycles) the rows' winners, the module names) for the tables; None for a run that did
+        not record them (0.8.0 and before: the tables then have no winner, :meth:`winners` says why)."""
+        if any("winners" not in r for r in self._run.records):
+            return None
+        return self._winners_of(rows), self.modules
 
     def _rows_of(self, group: str):
         """(history (rows, cycles, n_units), the batch rows, their group names, their paired run agents) of

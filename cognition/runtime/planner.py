@@ -130,7 +130,8 @@ def check_fits(cfg, budget_bytes: int, **kwargs) -> RunMemoryPlan:
 
 # working copies of the unit history in the final analysis (measured: ~3 for the bands, ~2 for the lagged pairs)
 ANALYSIS_COPIES = 6
-METRICS_LINE_BYTES = 1024  # one metrics.jsonl line, rounded up (about 460 B with 3 modules and CPU telemetry)
+METRICS_LINE_BYTES = 1024  # one metrics.jsonl line, rounded up (about 460 B with 3 modules and CPU telemetry),
+# beside one byte per batch row for its winner (``winners``)
 
 
 def available_host_bytes() -> int | None:
@@ -263,7 +264,7 @@ def check_disk(cfg, n_units: int, *, run_dir, free_disk: int | None, done: int =
     (after ``done``) cannot fit the free disk. Returns the plan (bytes)."""
     cycles = cfg.run.cycles - done
     rows = cfg.run.agents * rows_per_agent(cfg)
-    plan = {"disk_bytes": cycles * (rows * n_units * 8 + METRICS_LINE_BYTES), "free_disk_bytes": free_disk}
+    plan = {"disk_bytes": cycles * (rows * (n_units * 8 + 1) + METRICS_LINE_BYTES), "free_disk_bytes": free_disk}
     if free_disk is not None and plan["disk_bytes"] > free_disk:
         raise ConfigError("run.cycles", cfg.run.cycles, f"a run whose unit history and metrics ({cycles} cycles to "
                                                         f"go) fit the disk of {run_dir}: they need about "

@@ -25,6 +25,7 @@ import torch
 
 from cognition.config.schema import ABSENT, diff as _diff
 from cognition.errors import CheckpointError, ModuleFault, RunStopped, StopNow, abbreviate, classify_oom
+from cognition.architecture.competition import encode_winners
 from cognition.architecture.loop import WORKSPACE_SIGNALS, IntegrationLoop, LoopState, workspace_units
 from cognition.simulator.runfiles import RunFiles
 from cognition.architecture.streams import PREVIOUS_SCHEME, SCHEME as STREAMS_SCHEME
@@ -204,6 +205,12 @@ class Runner:
                 f"{name}: its state does not match the files' cycle {cycle}: its winners give the winner shares "
                 f"{share}, metrics.jsonl's record of cycle {cycle} has {record.get('winner_share')}: a state of "
                 "another cycle or run under this checkpoint's name; refusing to continue from it")
+        winners = encode_winners(state.workspace["winner"].cpu().numpy())
+        if "winners" in record and record["winners"] != winners:  # runs of 0.8.0 did not record them
+            raise CheckpointError(
+                f"{name}: its state does not match the files' cycle {cycle}: its rows' winners are {winners!r}, "
+                f"metrics.jsonl's record of cycle {cycle} has {record['winners']!r}: a state of another cycle or "
+                "run under this checkpoint's name; refusing to continue from it")
 
     def _from_payload(self, payload: dict) -> Start:
         if payload.get("format") != CHECKPOINT_FORMAT:

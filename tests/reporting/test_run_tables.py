@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -70,7 +71,7 @@ def test_units_table_and_dataarray_are_unit_history_npy_bit_for_bit(run_dir):
     # the defaults are the run's agents, in the dimension order of res.units (agent, cycle, unit): a mean over
     # "agent" is over the run's agents, never over donors and twins (issue 44)
     table = res.to_pandas("units")
-    assert list(table.columns) == ["cycle", "agent", "group", "paired_agent", *names]
+    assert list(table.columns) == ["cycle", "agent", "group", "paired_agent", "winner", *names]
     assert _bits(table[names].to_numpy()) == _bits(res.units.reshape(-1, n))
     assert _bits(res.units) == _bits(history[:, groups["intact"]].transpose(1, 0, 2))
     assert table["agent"].tolist() == list(np.repeat(np.arange(agents), C))
@@ -96,6 +97,91 @@ def test_units_table_and_dataarray_are_unit_history_npy_bit_for_bit(run_dir):
     assert donors["paired_agent"].values.tolist() == list(range(agents))
     assert _bits(donors.values) == _bits(res.group("donor"))
     assert _bits(res.to_pandas("units", group="donor")[names].to_numpy()) == _bits(res.group("donor").reshape(-1, n))
+
+
+def test_winners_are_the_runs_competition_row_by_row(run_dir):
+    # issue 44 (1): per-agent competition. Reference: metrics.jsonl's own per-cycle figures over the run's agents
+    # (winner_share per module, competition.no_access, competition.switched), computed from the loop's winner
+    # tensor, not from the recorded string; and report.json's run-wide shares
+    res = hc.load(run_dir)
+    records = res.records
+    won = res.winners()
+    agents, C = res.config["run"]["agents"], len(records)
+    assert won.shape == (agents, C) and won.dtype == np.int64 and not won.flags.writeable
+    assert res.modules == res.config["modules"]["enabled"] and set(res.modules) == set(records[0]["winner_share"])
+    for c, record in enumerate(records):
+        assert len(record["winners"]) == 4 * agents  # every batch row: agents, donors, both twins
+        for i, module in enumerate(res.modules):
+            assert np.mean(won[:, c] == i) == record["winner_share"][module]
+        assert np.mean(won[:, c] == -1) == record["competition"]["no_access"]
+        if c:
+            assert np.mean(won[:, c] != won[:, c - 1]) == record["competition"]["switched"]
+    summary = json.loads((run_dir / "report.json").read_text())["competition"]
+    for i, module in enumerate(res.modules):
+        assert np.mean(won == i) == pytest.approx(summary["winner_share"][module], abs=1e-12)
+    assert len(set(won.ravel().tolist())) >= 3  # a run where several modules win: the test can fail
+    every = res.winners("all")
+    assert every.shape == (4 * agents, C) and np.array_equal(every[:agents], won)
+    assert np.array_equal(res.winners("yoked"), every[population(agents, 1).groups["yoked"]])
+
+
+@tables
+def test_the_winner_column_and_coordinate_name_the_recorded_winners(run_dir):
+    res = hc.load(run_dir)
+    names = np.array([*res.modules, "none"], dtype=object)
+    won = res.winners()
+    table = res.to_pandas("units")
+    assert table["winner"].tolist() == names[won].ravel().tolist()  # agent-major, as the rows
+    assert list(table["winner"].cat.categories) == [*res.modules, "none"]
+    assert res.to_xarray()["winner"].dims == ("agent", "cycle")
+    assert res.to_xarray()["winner"].values.tolist() == names[won].tolist()
+    donors = res.to_pandas("units", group="donor")
+    assert donors["winner"].tolist() == names[res.winners("donor")].ravel().tolist()
+
+
+@tables
+def test_the_docs_per_agent_winner_share_plot_runs_verbatim(run_dir, tmp_path):
+    # issue 44, what it must show 1: docs/api.md's example, as printed, on a 32-agent run. Reference: each
+    # agent's share from res.winners() (the recorded string), and their mean, report.json's run-wide share
+    import re
+
+    from test_report import _png_ok
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    start = page.index("### Per-agent competition")
+    code = re.search(r"```python\n(.*?)```", page[start:], re.S).group(1)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "first").symlink_to(run_dir)
+    out = python_code("import matplotlib\nmatplotlib.use('Agg')\n" + code, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    width, height = _png_ok(tmp_path / "winner_share.png")
+    assert (width, height) == (1200, 400)
+    import pandas as pd
+
+    share = pd.read_csv(tmp_path / "winner_share.csv", index_col="agent")
+    res = hc.load(run_dir)
+    won = res.winners()
+    for i, module in enumerate([*res.modules, "none"]):
+        expected = np.mean(won == (i if module != "none" else -1), axis=1)
+        assert share[module].to_numpy() == pytest.approx(expected, abs=1e-12), module
+    summary = json.loads((run_dir / "report.json").read_text())["competition"]
+    assert share["hybrid"].mean() == pytest.approx(summary["winner_share"]["hybrid"], abs=1e-12)
+
+
+def test_a_run_that_recorded_no_winners_says_so_and_its_tables_have_none(run_dir, tmp_path):
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(run_dir, old, ignore=shutil.ignore_patterns("checkpoints"))
+    lines = [json.loads(line) for line in (old / "metrics.jsonl").read_text().splitlines()]
+    (old / "metrics.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "winners"}) + "\n"
+                                               for r in lines))
+    res = hc.load(old)
+    with pytest.raises(UsageError, match="records no per-row winners .*before they were recorded") as info:
+        res.winners()
+    assert "\n" not in str(info.value)
+    if importlib.util.find_spec("pandas"):
+        assert "winner" not in res.to_pandas("units").columns
 
 
 @tables

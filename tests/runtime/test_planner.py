@@ -64,8 +64,9 @@ def test_host_and_disk_plan_by_hand():
     state = 4 * (classical_bytes_per_agent(cfg) + weights * 8)
     assert check_host(cfg, 8, available=None)["host_bytes"] == state + 6 * (4 * 8 * 8) * 100  # 6 copies
     disk = check_disk(cfg, 8, run_dir="x", free_disk=None)["disk_bytes"]
-    assert disk == 100 * (4 * 8 * 8 + 1024)  # unit history and one metrics line a cycle
-    assert check_disk(cfg, 8, run_dir="x", free_disk=None, done=60)["disk_bytes"] == 40 * (4 * 8 * 8 + 1024)
+    # unit history, one metrics line a cycle, and in it one byte per row for the row's winner
+    assert disk == 100 * (4 * 8 * 8 + 4 + 1024)
+    assert check_disk(cfg, 8, run_dir="x", free_disk=None, done=60)["disk_bytes"] == 40 * (4 * 8 * 8 + 4 + 1024)
     # against MemAvailable (resident): what the libraries touch, the state with a cycle's working copies
     # (0.75 of it more), the analysis
     working = state + math.ceil(WORKING_SHARE * state)
@@ -88,8 +89,8 @@ def test_the_yoked_control_quadruples_the_rows_planned():
     # rows per agent: the agent, its donor, its yoked twin and its proposal-yoked twin
     assert check_host(yoked, 7, available=None)["host_bytes"] == 4 * check_host(plain, 7, available=None)["host_bytes"]
     d_plain = check_disk(plain, 7, run_dir="x", free_disk=None)["disk_bytes"]
-    # the unit history's extra rows: 10 cycles x 3 extra rows x 4 agents x 7 units x 8 B
-    assert check_disk(yoked, 7, run_dir="x", free_disk=None)["disk_bytes"] == d_plain + 10 * 3 * 4 * 7 * 8
+    # the unit history's extra rows: 10 cycles x 3 extra rows x 4 agents x (7 units x 8 B + a winner's byte)
+    assert check_disk(yoked, 7, run_dir="x", free_disk=None)["disk_bytes"] == d_plain + 10 * 3 * 4 * (7 * 8 + 1)
     assert plan_run(yoked, 1024 * MiB).classical_bytes == 4 * plan_run(plain, 1024 * MiB).classical_bytes
 
 
