@@ -21,7 +21,7 @@ from cognition.cli import (EXIT_OK, EXIT_USAGE, OneLineParser, check_output_file
                            non_empty_path)
 from cognition.errors import UsageError, first_line
 from cognition.reporting.datafile import AXES, CSV_COLUMNS, MAX_FILE_BYTES, DataSeries, read_series
-from cognition.phi.estimate import REPORTED, estimate
+from cognition.phi.estimate import DEFAULT_SURROGATES, REPORTED, estimate
 from cognition.phi.result import PhiResult
 from cognition.phi.validation import MAX_RESAMPLES
 from cognition.analysis import fmt
@@ -55,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="OUT", type=non_empty_path, help="also write the result as JSON to OUT")
     p.add_argument("--measure", choices=REPORTED[::-1], default="phi_r", help="the headline measure (default phi_r)")
     p.add_argument("--lag", type=int_at_least(1), default=1, help="time steps between past and present (default 1)")
-    p.add_argument("--surrogates", type=int_between(1, MAX_RESAMPLES), default=200,
-                   help="agent permutations per bipartition for the integration test (default 200)")
+    p.add_argument("--surrogates", type=int_between(1, MAX_RESAMPLES), default=DEFAULT_SURROGATES,
+                   help=f"agent permutations per bipartition for the integration test (default {DEFAULT_SURROGATES})")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the bias correction and test (default 0)")
     p.add_argument("--confidence", type=_fraction, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--alpha", type=_fraction, default=0.05, help="level of the test for the verdict (default 0.05)")
@@ -65,14 +65,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def estimate_series(series: DataSeries, lag: int, surrogates: int, seed: int, confidence: float) -> PhiResult:
     """The calibrated ensemble estimate of a file's series: ``phi.estimate`` as :func:`estimate_call` names it."""
-    return estimate(series.data, lag=lag, bootstrap=1, surrogates=surrogates, seed=seed, confidence=confidence,
-                    centre="agent")
+    return estimate(series.data, lag=lag, surrogates=surrogates, seed=seed, confidence=confidence, centre="agent")
 
 
 def estimate_call(lag: int, surrogates: int, seed: int, confidence: float) -> str:
     """The Python call that gives the same numbers, X the file's array as (agents, time, units)."""
-    return (f"cognition.phi.estimate(X, lag={lag}, bootstrap=1, surrogates={surrogates}, seed={seed}, "
-            f"confidence={confidence}, centre='agent')")
+    return (f"cognition.phi.estimate(X, lag={lag}, surrogates={surrogates}, seed={seed}, confidence={confidence}, "
+            "centre='agent')")
 
 
 def summarise(path: str, series: DataSeries, result: PhiResult, args) -> dict:

@@ -36,6 +36,9 @@ REPORTED = ("phi_wms", "phi_r")
 
 CENTRES = ("auto", "agent", "pooled")
 SHARED = ("remove", "keep")
+# the per-agent path's default: the command's (python -m cognition.phi --surrogates), so estimate(X) on an ensemble
+# gives what the command prints (headline, interval, p)
+DEFAULT_SURROGATES = 200
 
 
 def resolve_centre(centre: str, agents: int) -> str:
@@ -50,7 +53,7 @@ def resolve_centre(centre: str, agents: int) -> str:
     return centre
 
 
-def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: int = 0, seed=0,
+def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int | None = None, surrogates: int | None = None, seed=0,
              search: str = "auto", confidence: float = 0.95, device=None, resample: str = "auto",
              block_length: int | None = None, centre: str = "auto", shared: str = "remove",
              replicates: int = BIAS_REPLICATES) -> PhiResult:
@@ -76,7 +79,12 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     time-locked transient as integration).
     shrinkage (centre='pooled' only): None, 'ledoit-wolf' (intensity estimated, Ledoit & Wolf 2004)
     or a float lambda in [0, 1]: S -> (1 - lambda) S + lambda (tr S / 2n) I.
-    bootstrap: number of bootstrap replicates for a basic interval at ``confidence``
+    bootstrap, surrogates: None (default) gives what ``python -m cognition.phi`` gives: with centre='agent'
+    the interval across agents and the test with DEFAULT_SURROGATES (200) permutations (``estimate(X)``
+    equals the command's ``estimate`` for the same X, seed and lag); with centre='pooled' neither (0, 0:
+    ask for them). With centre='agent' any ``bootstrap`` > 0 requests the interval across agents (no
+    replicates are drawn: the interval is a t interval, see ``ci`` above) and 0 leaves it out.
+    bootstrap (centre='pooled'): number of bootstrap replicates for a basic interval at ``confidence``
     (resample='auto': agents when there are >= 8 of them, else non-overlapping blocks of
     ``block_length`` pairs within agents, default ~ T^(1/3)). Each replicate repeats the
     whole procedure (covariance, shrinkage, MIB search).
@@ -91,11 +99,14 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int = 0, surrogates: in
     Raises ValueError for NaN/inf data, fewer than 2n + 1 lagged samples, a singular
     covariance, or invalid options.
     """
-    check_options(search, shrinkage, bootstrap, surrogates, confidence)
     X = check_series(X, lag)
     agents, T, n = X.shape
+    per_agent = resolve_centre(centre, agents) == "agent"
+    bootstrap = (1 if per_agent else 0) if bootstrap is None else bootstrap
+    surrogates = (DEFAULT_SURROGATES if per_agent else 0) if surrogates is None else surrogates
+    check_options(search, shrinkage, bootstrap, surrogates, confidence)
     rng = np.random.default_rng(seed)
-    if resolve_centre(centre, agents) == "agent":
+    if per_agent:
         return _estimate_ensemble(X, lag, shrinkage, bootstrap > 0, surrogates, rng, search, confidence, device,
                                   shared, replicates)
     z, _ = pooled_pairs(X, lag)

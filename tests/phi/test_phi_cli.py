@@ -18,7 +18,7 @@ from cognition.reporting import datafile
 from cognition.phi.__main__ import main
 
 A3 = np.array([[0.4, 0.3, 0.0], [0.0, 0.4, 0.3], [0.3, 0.0, 0.4]])  # a coupled ring: every cut is crossed
-SETTINGS = {"lag": 1, "bootstrap": 1, "surrogates": 40, "seed": 3, "confidence": 0.9, "centre": "agent"}
+SETTINGS = {"lag": 1, "surrogates": 40, "seed": 3, "confidence": 0.9, "centre": "agent"}
 FLAGS = ["--surrogates", "40", "--seed", "3", "--confidence", "0.9"]
 netcdf = pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("xarray", "h5netcdf", "h5py")),
                             reason="the 'tables' extra (xarray, h5netcdf, h5py) is not installed")
@@ -42,6 +42,23 @@ def _run(capsys, *argv) -> tuple[int, str, list[str]]:
     return rc, out, [line for line in err.splitlines() if line.strip()]
 
 
+def test_phi_estimate_with_its_defaults_is_the_commands_json_with_its_defaults(ensemble, tmp_path):
+    # issue 44 (2): estimate(X) gave a plug-in value without interval or p, where the command gave both. Reference:
+    # the command's own JSON, run with no option at all
+    np.save(tmp_path / "X.npy", ensemble)
+    res = command("cognition.phi", tmp_path / "X.npy", "--json", tmp_path / "out.json", timeout=120)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    doc = json.loads((tmp_path / "out.json").read_text())
+    r = phi.estimate(ensemble)
+    assert doc["estimate"] == json.loads(json.dumps(r.to_dict()))
+    assert doc["headline_bits"] == r.headline_bits and doc["headline_ci_bits"] == list(r.ci["phi_r"])
+    assert doc["headline_p_value"] == r.p_value["phi_r"] and r.p_value["phi_r"] < 0.05  # a coupled ring
+    assert "200 permutations" in r.method["null_model"] and r.confidence == 0.95
+    assert doc["call"] == "cognition.phi.estimate(X, lag=1, surrogates=200, seed=0, confidence=0.95, centre='agent')"
+    pooled = phi.estimate(ensemble[:4])  # fewer than 5 agents: the pooled plug-in, nothing asked for
+    assert pooled.ci is None and pooled.p_value is None
+
+
 def test_npy_json_writes_exactly_what_phi_estimate_returns(ensemble, tmp_path):
     np.save(tmp_path / "X.npy", ensemble)
     res = command("cognition.phi", tmp_path / "X.npy", "--json", tmp_path / "out.json", *FLAGS, timeout=120)
@@ -53,8 +70,7 @@ def test_npy_json_writes_exactly_what_phi_estimate_returns(ensemble, tmp_path):
     assert doc["headline_p_value"] == r.p_value["phi_r"]
     assert doc["partition"] == [list(p) for p in r.mib] and doc["mib_stability"] == r.mib_stability
     assert doc["shape"] == {"agents": 8, "time": 60, "units": 3} and doc["axes"] == ["agents", "time", "units"]
-    assert doc["call"] == ("cognition.phi.estimate(X, lag=1, bootstrap=1, surrogates=40, seed=3, confidence=0.9, "
-                           "centre='agent')")
+    assert doc["call"] == "cognition.phi.estimate(X, lag=1, surrogates=40, seed=3, confidence=0.9, centre='agent')"
     lo, hi = r.ci["phi_r"]
     assert f"phi_r: {r.headline('phi_r'):.4f} bits, 90 % CI [{lo:.4f}, {hi:.4f}] bits" in res.stdout
     assert f"p = {r.p_value['phi_r']:.4f}" in res.stdout and "MIB" in res.stdout
