@@ -117,6 +117,8 @@ class IntegrationLoop:
         self.intact = self.population.groups["intact"]
         guard = self.guard(None)  # a module's fault in its weights: one line, before anything is written
         self.weights = {}  # name -> (rows, ...) tensors
+        # name -> its per-cycle methods that are passed cycle= (read once: a call costs a set lookup)
+        self.cycle_methods = {m.name: guard.cycle_methods(m) for m in modules}
         for m in modules:
             self.weights[m.name] = guard.call(m.name, "init_weights", m.init_weights, self.agents)
             guard.weights(m, self.weights[m.name], len(self.agents))
@@ -220,6 +222,12 @@ class IntegrationLoop:
         ws["dwell"] = torch.zeros(rows, dtype=torch.long, device=self.device)
         return LoopState(0, self._b0.clone(), states, ws)
 
+    def _call(self, guard: ProtocolGuard, name: str, method: str, cycle: int, *args):
+        """Module ``name``'s per-cycle ``method`` on ``args`` through the guard, with ``cycle=`` (the cycle being
+        computed, one int for every row) when the method names it (CognitiveModule, "The cycle")."""
+        keywords = {"cycle": cycle} if method in self.cycle_methods[name] else {}
+        return guard.call(name, method, getattr(self.modules[name], method), *args, **keywords)
+
     def _read(self, broadcast: torch.Tensor) -> torch.Tensor:
         """The broadcast each row's modules read: their own workspace's, their donor's (yoked
         twins), or the fixed initial one (a broadcast lesion)."""
@@ -236,7 +244,7 @@ class IntegrationLoop:
             streams = AgentStreams(self.cfg.run.seed, self.noise_ids[index], name, cycle, self.device)
             mine = slice_tree(state.modules[name], index)
             with self._autocast():
-                out = guard.call(name, "propose", self.modules[name].propose, mine, inputs, streams,
+                out = self._call(guard, name, "propose", cycle, mine, inputs, streams,
                                  slice_tree(self.weights[name], index))
             guard.proposal(name, out, mine, rows, self.cfg.run.content_dim)
             proposal, new_state = out
@@ -251,15 +259,16 @@ class IntegrationLoop:
         streams = AgentStreams(self.cfg.run.seed, self.noise_ids[index], "workspace", cycle, self.device)
         return self.workspace.compete(proposals, state.broadcast[index], core, cycle, streams)
 
-    def _learn(self, part, read_prev: torch.Tensor, read_new: torch.Tensor, index: slice, guard: ProtocolGuard):
+    def _learn(self, part, read_prev: torch.Tensor, read_new: torch.Tensor, index: slice, cycle: int,
+               guard: ProtocolGuard):
         """Learning from the broadcast each row's modules read, and the rows' unit signals."""
         (bc, _), new_states, proposals = part
         rows, states, signals = len(bc.content), {}, []
         for n in self.declared:
-            states[n] = guard.call(n, "learn", self.modules[n].learn, new_states[n], read_new[index])
+            states[n] = self._call(guard, n, "learn", cycle, new_states[n], read_new[index])
             guard.state(n, "learn", states[n], new_states[n])
         for n, p in proposals.items():
-            signals.append(guard.call(n, "units", self.modules[n].units, p, read_prev[index]))
+            signals.append(self._call(guard, n, "units", cycle, p, read_prev[index]))
             guard.units(n, signals[-1], rows, len(self.modules[n].unit_signals))
         signals.append(workspace_units(bc.content))
         return states, torch.cat(signals, dim=1)
@@ -306,7 +315,7 @@ class IntegrationLoop:
         parts = [(self._compete(state, o, index, cycle), s, p) for o, (s, p), index in zip(offered, proposed, chunks)]
         broadcast = cat_rows([p[0][0].content for p in parts])
         read_new = self._read(broadcast)
-        learned = [self._learn(p, read_prev, read_new, index, guard) for p, index in zip(parts, chunks)]
+        learned = [self._learn(p, read_prev, read_new, index, cycle, guard) for p, index in zip(parts, chunks)]
         modules = {n: cat_trees([s[n] for s, _ in learned]) for n in self.declared}
         signals = cat_rows([sig for _, sig in learned]).detach().cpu().double().numpy()
         winner = cat_rows([p[0][0].winner for p in parts])

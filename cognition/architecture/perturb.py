@@ -122,7 +122,12 @@ class Intervention:
     """Advance rows assembled from recorded owner states one cycle, with fresh noise per row.
 
     ``loop``: the loop the recording was made of, whose rows are the recording's (:meth:`IntegrationLoop.rows_of`
-    gives each launch of at most ``rows_per_launch`` rows their agents' weights without drawing them again)."""
+    gives each launch of at most ``rows_per_launch`` rows their agents' weights without drawing them again).
+
+    The cycle advanced is the one after the recording, ``burn + cycles + 1``, for every row whichever recorded
+    cycles its owners' states come from (an owner's may differ from another's in one row): its noise streams'
+    cycle, the workspace's, and the ``cycle=`` handed to the modules' methods that name it (docs/modules.md,
+    "The cycle"). A module that follows a schedule is advanced as it is after the recording."""
 
     def __init__(self, loop: IntegrationLoop, recording: Recording, rows_per_launch: int = ROWS_PER_LAUNCH):
         self.loop, self.recording, self.launch = loop, recording, int(rows_per_launch)

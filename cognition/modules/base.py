@@ -13,6 +13,7 @@ never in a checkpoint, and hands each launch its own agents' slice.
 """
 from __future__ import annotations
 
+import inspect
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -24,6 +25,22 @@ from cognition.architecture.streams import AgentStreams
 from quantum.rowwise import rowwise_matmul  # noqa: F401 (re-exported: the modules' batch-invariant product)
 
 State = dict[str, torch.Tensor]
+
+# The methods the loop calls every cycle, with the arguments it passes them by position. A method that
+# names a parameter ``cycle`` also gets ``cycle=``, the cycle being computed (docs/modules.md, "The cycle").
+CYCLE_METHODS = {"propose": ("state", "inputs", "streams", "weights"), "learn": ("state", "broadcast"),
+                 "units": ("proposal", "b_prev")}
+
+
+def cycle_signature(method) -> inspect.Signature | None:
+    """The signature of a module's bound ``method`` when it names a parameter ``cycle`` (the loop then passes
+    it ``cycle=``), else None: a method of the protocol before the cycle, or one without a signature to read
+    (a builtin), is called as it always was."""
+    try:
+        signature = inspect.signature(method)
+    except (TypeError, ValueError):
+        return None
+    return signature if "cycle" in signature.parameters else None
 
 
 @dataclass
@@ -73,6 +90,14 @@ class CognitiveModule(ABC):
     whose :meth:`circuit_width` is not None also gets ``backend=`` and ``width=`` (its width after the
     qubit cap). What it declares (:meth:`circuit_width`, :meth:`state_shapes`, :meth:`weight_shapes`)
     is what the qubit cap and the memory planner count.
+
+    The cycle: :meth:`propose`, :meth:`learn` and :meth:`units` that name a parameter ``cycle`` (best
+    keyword-only: ``def propose(self, state, inputs, streams, weights, *, cycle)``) are also passed
+    ``cycle=``, an ``int``: the cycle being computed, 1 for the first, the ``cycle`` of that cycle's line
+    in metrics.jsonl. One number for every row of every call of the cycle (the agents, their donors and
+    twins, every launch of a split batch), the same on a resume or a retried launch; under an intervention
+    (:class:`cognition.architecture.perturb.Intervention`) the cycle after the recording, for every row.
+    Methods that do not name it are called without it (the signature is read once, when the loop is built).
     """
 
     name: str = ""
@@ -197,6 +222,8 @@ class CognitiveModule(ABC):
                  ``streams.uniform(low, high, *shape)``: (rows, *shape) float64 numpy); the only source
                  of randomness a module may use, so that retries and resumes draw the same numbers.
         weights: the rows' slice of :meth:`init_weights` (empty for a module without weights).
+        cycle:   (keyword, only to a method that names it) the cycle being computed, an int, 1 for the
+                 first: the same for every row (see the class docstring; docs/modules.md, "The cycle").
 
         Returns a :class:`Proposal` (content (rows, D), salience (rows,), extras name -> (rows,)) and the
         new state, with the same keys and shapes as ``state``.
@@ -208,6 +235,7 @@ class CognitiveModule(ABC):
         state:     the rows' state as :meth:`propose` returned it this cycle.
         broadcast: (rows, D) the broadcast this cycle's competition produced, as these rows' modules
                    read it (a yoked twin's is its donor's); they read it in the next cycle.
+        cycle:     (keyword, only to a method that names it) the cycle being computed, as :meth:`propose`'s.
         Returns the new state (same keys and shapes).
         """
         return state
@@ -217,6 +245,7 @@ class CognitiveModule(ABC):
 
         proposal: this cycle's proposal, as :meth:`propose` returned it.
         b_prev:   (rows, D) the broadcast the module read this cycle (``inputs["broadcast"]``).
+        cycle:    (keyword, only to a method that names it) the cycle being computed, as :meth:`propose`'s.
 
         Default: its salience (its evidence for access) and the mean over the D dimensions of its
         proposed content, ``content.mean(dim=1)`` (``unit_signals = ("salience", "content_mean")``):

@@ -1,7 +1,8 @@
 """The module protocol, checked while a run runs: a module's fault stops the run at the cycle it happens.
 
 Every call the loop makes to a module (``init_weights``, ``init_state``, ``propose``, ``learn``,
-``units``) goes through a :class:`ProtocolGuard`. What breaks the protocol becomes a
+``units``) goes through a :class:`ProtocolGuard`, and so does the reading of which per-cycle methods take
+``cycle=`` (:meth:`ProtocolGuard.cycle_methods`, when the loop is built). What breaks the protocol becomes a
 :class:`cognition.errors.ModuleFault`, one line naming the module, the method, the output and what
 was expected (docs/modules.md, "When a module fails"):
 
@@ -29,7 +30,7 @@ from __future__ import annotations
 import torch
 
 from cognition.errors import MODULE_EXITS, ModuleFault, classify_oom, describe_module_error
-from cognition.modules.base import Proposal
+from cognition.modules.base import CYCLE_METHODS, Proposal, cycle_signature
 
 MESSAGE_CHARS = 300  # of a module's own error message, quoted in the fault's line
 COMPILER_PACKAGES = ("torch._dynamo", "torch._inductor")  # runtime.compile's errors (cognition.runtime.compile)
@@ -65,11 +66,11 @@ class ProtocolGuard:
     def fault(self, module: str, method: str, problem: str, output: str | None = None, expected: str | None = None):
         return ModuleFault(module, method, problem, output=output, expected=expected, cycle=self.cycle)
 
-    def call(self, module: str, method: str, fn, *args):
-        """``fn(*args)``; what it raises becomes a ModuleFault, unless it is the runtime's own (out of
+    def call(self, module: str, method: str, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)``; what it raises becomes a ModuleFault, unless it is the runtime's own (out of
         memory, compilation), or unless a non-finite output earlier in the cycle explains it."""
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         except (Exception, *MODULE_EXITS) as exc:  # noqa: BLE001 - the module's error (or exit), named as the module's
             if isinstance(exc, Exception) and runtime_error(exc):
                 raise
@@ -147,6 +148,26 @@ class ProtocolGuard:
             raise self.fault(module, method, f"is a {type(value).__name__}, not a dict of tensors", output,
                              "a dict: name -> tensor")
         return value
+
+    # -- the protocol's signatures ---------------------------------------------
+    def cycle_methods(self, module) -> frozenset[str]:
+        """Which of ``module``'s per-cycle methods (``CYCLE_METHODS``) name a parameter ``cycle``, and so are
+        passed ``cycle=``. A method that names it but cannot be called with its arguments and ``cycle=`` (a
+        positional-only ``cycle``, one that takes a positional argument's place) is a fault, before cycle 1."""
+        takes = set()
+        for method, args in CYCLE_METHODS.items():
+            signature = cycle_signature(getattr(module, method))
+            if signature is None:
+                continue
+            try:
+                signature.bind(*args, cycle=1)
+            except TypeError as exc:
+                raise self.fault(module.name, method, f"names cycle in {signature} but cannot be called as "
+                                 f"{method}({', '.join(args)}, cycle=...): {exc}", None,
+                                 f"a keyword-only parameter: def {method}(self, {', '.join(args)}, *, cycle)"
+                                 ) from None
+            takes.add(method)
+        return frozenset(takes)
 
     # -- the protocol's outputs -----------------------------------------------
     def weights(self, module, value, rows: int) -> None:

@@ -7,7 +7,6 @@ finite" passed on the mean of the finite cycles); NaN content was blamed on the 
 size", the module not named. The faults come from tests/plugin_modules/faulty.py, switched on by the
 environment variable FAULTY_MODULE = METHOD:KIND:CYCLE[:OUTPUT] and off again to "fix" the module.
 """
-import importlib.util
 import json
 import os
 import pickle
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 import torch
 from looptools import run_loop
+from plugintools import PLUGIN_MODULES, import_file
 from runtools import fast_args, run, science
 
 from cognition.simulator.build import assemble
@@ -29,7 +29,7 @@ from cognition.modules.guard import ProtocolGuard
 from cognition.simulator.progress import is_progress_line
 
 ROOT = Path(__file__).resolve().parents[2]
-FAULTY = Path(__file__).resolve().parents[1] / "plugin_modules" / "faulty.py"
+FAULTY = PLUGIN_MODULES / "faulty.py"
 ENABLED = ["expectation", "unconscious", "hybrid", "faulty"]
 MODULES = f"modules: {{enabled: [{', '.join(ENABLED)}]}}\n"
 
@@ -37,10 +37,7 @@ MODULES = f"modules: {{enabled: [{', '.join(ENABLED)}]}}\n"
 @pytest.fixture(scope="module")
 def faulty():
     """tests/plugin_modules/faulty.py imported from its file (its decorator registers 'faulty'), forgotten after."""
-    spec = importlib.util.spec_from_file_location("faulty", FAULTY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
+    yield import_file(FAULTY, "faulty")
     unregister("faulty")
 
 
