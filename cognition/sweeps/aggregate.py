@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 
 from cognition.sweeps.keys import get_dotted
-from cognition.sweeps.naming import format_value
+from cognition.config.schema import format_value
 from cognition.sweeps.spec import SweepSpec
 from cognition.simulator import rundir
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import yaml
 
-from cognition.config.settings import CHANGES_OF
+from cognition.config.schema import diff
+from cognition.config.settings import recorded_settings
 from cognition.modules.plugin_paths import check_resume
 from cognition.simulator import rundir
 from cognition.simulator.rundir import write_json
@@ -33,26 +34,6 @@ from cognition.sweeps.spec import SweepSpec
 from cognition.errors import SweepError
 
 RUNNING_DIR = ".running"
-
-
-def _first_difference(a, b, prefix: str = "") -> str:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{prefix}{key}.")
-    return f"{prefix.rstrip('.')} ({a!r} there, {b!r} in the sweep)"
-
-
-def _without_execution(tree: dict, prefix: str = "") -> dict:
-    """``tree`` (a config as YAML holds it) less every field tagged execution (cognition.config.settings.CHANGES_OF)."""
-    out = {}
-    for key, value in tree.items():
-        dotted = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out[key] = _without_execution(value, dotted + ".")
-        elif CHANGES_OF.get(dotted) != "execution":
-            out[key] = value
-    return out
 
 
 def _check_same_config(run_dir: Path, cfg) -> None:
@@ -67,11 +48,11 @@ def _check_same_config(run_dir: Path, cfg) -> None:
         raise SweepError(f"{run_dir}: config.yaml is unreadable; move the directory away") from None
     if not isinstance(there, dict):
         raise SweepError(f"{run_dir}: config.yaml is not a mapping; move the directory away")
-    there = _without_execution(there)
-    here = _without_execution(cfg.to_dict())
-    if there != here:
-        raise SweepError(f"{run_dir} was run with a different configuration, at "
-                         f"{_first_difference(there, here)}; move it away or choose another --out")
+    differences = diff(recorded_settings(there), recorded_settings(cfg.to_dict()))
+    if differences:
+        key, a, b = differences[0]
+        raise SweepError(f"{run_dir} was run with a different configuration, at {key} ({a!r} there, {b!r} in the "
+                         "sweep); move it away or choose another --out")
 
 
 @dataclass
