@@ -5,10 +5,13 @@ under ``--out`` (default ``sweeps/<sweep name>``). Running the same command agai
 skips finished points and resumes unfinished ones from their checkpoints. The
 sweep file format is in :mod:`cognition.sweeps.spec`; docs/sweeps.md has the rest.
 
-Exit codes: 0 every point completed (whether its criteria passed is in the
-aggregate's ``passed`` column); 1 a point failed, was killed past its retries or
-the sweep was stopped (run the command again to continue); 2 bad input (sweep
-file, flags, an ``--out`` that holds something else): one line, nothing started.
+Exit codes, as ``cognition.validate``'s for one run: 0 every point finished and met its
+criteria; 1 a point did not meet its criteria (the summary line, last on stderr, says how many of
+how many; the aggregate's ``passed`` column which), or a point failed or was killed past its
+retries, or the sweep was stopped (run the command again to continue); 2 bad input (sweep file,
+flags, an ``--out`` that holds something else): one line, nothing started. The verdict is read
+from the points' report.json files, so a rerun of a finished sweep, which runs nothing, exits with
+the code of the run that finished it. ``--dry-run`` exits 0 (it runs and judges nothing).
 """
 from __future__ import annotations
 
@@ -49,8 +52,9 @@ def _gpu_share(text: str) -> float:
 def build_parser() -> OneLineParser:
     p = OneLineParser(prog="python -m cognition.sweep", description=(
         "Run every point of a sweep (configs x seeds), each in its own run directory; "
-        "finished points are skipped, unfinished ones resumed. Exit 0 when every point completed, "
-        "1 when one failed or the sweep stopped, 2 on bad input."))
+        "finished points are skipped, unfinished ones resumed. Exit 0 when every point finished and met its "
+        "criteria, 1 when a point did not meet its criteria, failed or was killed, or the sweep stopped, "
+        "2 on bad input."))
     p.add_argument("sweep", metavar="SWEEP.yaml", help="sweep file (see docs/sweeps.md)")
     p.add_argument("--out", type=non_empty_path, metavar="DIR", help="sweep directory (default sweeps/<sweep name>)")
     p.add_argument("--workers", type=int_between(1, MAX_WORKERS), metavar="N", help="local processes at once (default 1); "
@@ -169,10 +173,11 @@ def _run(spec, found, executor, faults) -> int:
     note = "aggregate unchanged" if not outcome.table_changed else "aggregate written"
     if outcome.stopped:
         note += "; stopped: run the same command again to continue"
-    progress.close(note)
+    verdict = outcome.criteria_note()  # from the reports, so a rerun that runs nothing gives the same code
+    progress.close(f"{note}; {verdict}" if verdict else note)
     for path in outcome.tables + outcome.plots:
         print(path)
-    return EXIT_FAILED if outcome.failed or outcome.stopped else EXIT_OK
+    return EXIT_FAILED if outcome.failed or outcome.stopped or outcome.criteria_not_met else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -165,6 +165,34 @@ def leaves(obj, prefix: str = "") -> dict:
     return out
 
 
+def flatten(tree: dict, prefix: str = "") -> dict:
+    """Dotted key -> value of every leaf of a nested mapping, such as a configuration as ``config.yaml`` holds
+    it (``{"run": {"seed": 3}}`` -> ``{"run.seed": 3}``); a free mapping (``modules.settings``) is walked into
+    (``modules.settings.leaky.leak``) and an empty one is a leaf."""
+    out = {}
+    for key, value in tree.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, dotted + "."))
+        else:
+            out[dotted] = value
+    return out
+
+
+def format_value(value) -> str:
+    """The text of one setting's value as a person reads it in a name or a label: YAML spellings for
+    true/false/null, repr for floats (the shortest text that reads back exactly), a list's items joined by ``+``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "+".join(format_value(v) for v in value)
+    return str(value)
+
+
 ABSENT = "(absent)"
 
 

@@ -28,7 +28,7 @@ from typing import Literal, Optional
 import yaml
 
 from cognition.config.schema import HASHED, MAX_INPUT_FILE_BYTES, check_file_size, field_tags, from_dict, leaves
-from cognition.config.schema import diff as diff_settings, load_yaml, num, section, setting, to_plain
+from cognition.config.schema import diff as diff_settings, flatten, load_yaml, num, section, setting, to_plain
 from cognition.errors import ConfigError, DuplicateKeyError, YamlTooLargeError, first_line, path_kind
 from cognition.modules import plugin_paths
 
@@ -205,6 +205,14 @@ class Config:
 
 
 CHANGES_OF = field_tags(Config)  # dotted key -> science | numerics | execution | verdict
+
+
+def recorded_settings(tree: dict) -> dict:
+    """Dotted key -> value of every field of a configuration as ``config.yaml`` holds it (``Config.to_dict()``),
+    less those tagged execution (threads, batch, checkpoints: how a run is carried out, never its numbers).
+    Two runs whose recorded settings are equal computed, judged and reported the same way; a key only one
+    configuration has (another version's) is kept, so that it shows as a difference."""
+    return {k: v for k, v in flatten(tree).items() if CHANGES_OF.get(k) != "execution"}
 
 
 PHI_SHRINKAGE = (None, "ledoit-wolf")

@@ -35,7 +35,9 @@ import numpy as np
 
 from cognition.errors import UsageError
 from cognition.analysis import fmt, wording
-from cognition.reporting.rundata import RunData, load_run
+from cognition.config.schema import ABSENT, format_value
+from cognition.config.settings import recorded_settings
+from cognition.reporting.rundata import MODE_NAMES, RunData, load_run
 from cognition.reporting.sections import cycle_seconds
 from cognition.analysis.statistics import holm, independent_difference, welch_difference
 
@@ -51,6 +53,8 @@ METHOD_NOTE = ("Each run is one number, its headline Phi (phi.headline_bits: the
                "(each window pooled over agents) and not tested: overlapping windows make neighbouring cycles "
                "dependent, so a test that treats them as independent observations (Mann-Whitney U, Welch's t on "
                "per-cycle values) would overstate significance.")
+LABEL_KEYS = 3  # settings named in a run's or group's label; more are counted ("(+2 more)")
+LABEL_VALUE_CHARS = 24  # characters of a setting's value in a label
 POOLED_MARK = " (pooled over agents, descriptive)"  # a run with too few agents for the per-agent headline
 POOLED_TEST_MARK = " (circular shift, not the integration test)"
 ONE_RUN_CAVEAT = ("one run per side: the test's standard error is the spread of each run's agents within its seed, "
@@ -98,16 +102,69 @@ def summarise_run(run: RunData, label: str, group: str | None = None) -> dict:
             "peak_memory_kind": "CUDA tensors" if "mem_peak_bytes" in tel else "process RSS"}
 
 
-def _labels(runs: list[RunData]) -> list[str]:
-    modes = [r.mode for r in runs]
-    return [m if modes.count(m) == 1 else f"{m} #{i + 1}" for i, m in enumerate(modes)]
+def _numbered(labels: list[str]) -> list[str]:
+    """``labels`` with a label that repeats numbered by its position: ``classical #1``, ``classical #2``."""
+    return [label if labels.count(label) == 1 else f"{label} #{i + 1}" for i, label in enumerate(labels)]
 
 
-def _group_labels(groups: list[list[RunData]]) -> list[str]:
+def _mode_labels(runs: list[RunData]) -> list[str]:
+    """Each run's mode, numbered where a mode repeats: the labels of runs whose settings do not differ."""
+    return _numbered([r.mode for r in runs])
+
+
+def _group_mode_labels(groups: list[list[RunData]]) -> list[str]:
     """A group's mode when its runs share one and no other group has it, else "group N (modes)"."""
     modes = [sorted({r.mode for r in g}) for g in groups]
     return [m[0] if len(m) == 1 and modes.count(m) == 1 else f"group {i + 1} ({', '.join(m)})"
             for i, m in enumerate(modes)]
+
+
+def differing_keys(settings: list[dict]) -> list[str]:
+    """The dotted keys whose values are not the same in all of ``settings`` (a key one lacks counts as
+    differing), ``quantum.mode`` first, then in the order the settings list them."""
+    keys = list(dict.fromkeys(k for s in settings for k in s))
+    found = [k for k in keys if any(s.get(k, ABSENT) != settings[0].get(k, ABSENT) for s in settings[1:])]
+    return sorted(found, key=lambda k: k != "quantum.mode")
+
+
+def _setting_text(key: str, value) -> str:
+    """One setting in a label: ``quantum.mode`` as the mode's name (classical, quantum-lite, full quantum), a
+    run.* key without its section (``seed=3``, as the flag ``--seed``), any other key in full
+    (``workspace.threshold=0.5``); a long value cut to :data:`LABEL_VALUE_CHARS` characters."""
+    if key == "quantum.mode":
+        return MODE_NAMES.get(value, str(value))
+    text = format_value(value)
+    if len(text) > LABEL_VALUE_CHARS:
+        text = text[:LABEL_VALUE_CHARS - 1] + "…"
+    return f"{key.removeprefix('run.')}={text}"
+
+
+def _labels_from(settings: list[dict], keys: list[str]) -> list[str] | None:
+    """Each of ``settings`` named by its values of ``keys`` (at most :data:`LABEL_KEYS` of them, the rest
+    counted; a name that repeats numbered), or None when there is no key."""
+    if not keys:
+        return None
+    more = f" (+{len(keys) - LABEL_KEYS} more)" if len(keys) > LABEL_KEYS else ""
+    return _numbered([", ".join(_setting_text(k, s.get(k, ABSENT)) for k in keys[:LABEL_KEYS]) + more
+                      for s in settings])
+
+
+def run_labels(configs: list[dict]) -> list[str] | None:
+    """Runs (each its resolved configuration, config.yaml) named by the settings whose values differ between
+    them (:func:`cognition.config.settings.recorded_settings`: fields tagged execution do not count), e.g.
+    ``seed=0`` and ``seed=3``, or ``workspace.threshold=0.5, seed=3``; None when no setting differs."""
+    settings = [recorded_settings(c) for c in configs]
+    return _labels_from(settings, differing_keys(settings))
+
+
+def group_labels(groups: list[list[dict]]) -> list[str] | None:
+    """Groups of runs (each run its config.yaml) named by the settings that every run of a group shares and
+    that differ between groups: a setting that differs within a group (the seed of its replicates) is left
+    out of every label. None when no setting tells the groups apart."""
+    per_group = [[recorded_settings(c) for c in g] for g in groups]
+    within = {k for settings in per_group for k in differing_keys(settings)}
+    shared = [{k: v for k, v in settings[0].items() if k not in within} for settings in per_group]
+    return _labels_from(shared, [k for k in differing_keys(shared) if k not in within])
 
 
 def _group_notes(label: str, rows: list[dict]) -> list[str]:
@@ -167,15 +224,22 @@ def _test(a: dict, b: dict) -> dict:
 def compare_groups(groups: list[list[RunData]], labels: list[str] | None = None) -> dict:
     """Rows for each run, each group's per-run headlines, and a test for each pair of groups.
 
-    ``groups``: the runs of each condition (a group of one is one run). UsageError if the runs
-    use different measures."""
+    ``groups``: the runs of each condition (a group of one is one run); ``labels``: a name for each condition,
+    by default the settings that differ between them (:func:`group_labels` when a group has several runs, else
+    :func:`run_labels`), or their mode when none does. UsageError if the runs use different measures, or for
+    a number of labels other than one per condition."""
     runs = [r for g in groups for r in g]
     measures = {r.report["phi"]["measure"] for r in runs}
     if len(measures) > 1:
         raise UsageError(f"the runs use different Phi measures ({', '.join(sorted(measures))}); "
                          "compare runs with the same phi.measure")
-    grouped = any(len(g) > 1 for g in groups) or labels is not None
-    labels = labels or (_group_labels(groups) if grouped else _labels(runs))
+    grouped = any(len(g) > 1 for g in groups)
+    if labels is None and grouped:
+        labels = group_labels([[r.config for r in g] for g in groups]) or _group_mode_labels(groups)
+    elif labels is None:
+        labels = run_labels([r.config for r in runs]) or _mode_labels(runs)
+    if len(labels) != len(groups):
+        raise UsageError(f"{len(labels)} label(s) for {len(groups)} conditions; give one label per condition")
     summaries, all_rows, notes = [], [], []
     for g, label in zip(groups, labels):
         rows = [summarise_run(r, f"{label} #{i + 1}" if grouped else label, label) for i, r in enumerate(g)]
@@ -205,11 +269,12 @@ def compare_runs(runs: list[RunData]) -> dict:
     return compare_groups([[r] for r in runs])
 
 
-def compare_group_dirs(groups: list[list[str | Path]], labels: list[str] | None = None) -> dict:
+def compare_group_dirs(groups: list[list[str | Path]], labels: list[str] | None = None, *,
+                       singles: bool = False) -> dict:
     """:func:`compare_groups` on run directories (NotARunError, one line, for a path that is not a run;
-    UsageError for a directory given twice)."""
+    UsageError for a directory given twice, named as ``RUN_DIR N`` with ``singles``, the RUN_A RUN_B form,
+    else as ``--group N``)."""
     seen: dict[Path, int] = {}
-    singles = all(len(g) == 1 for g in groups) and labels is None  # the RUN_A RUN_B form
     for i, g in enumerate(groups):
         for p in g:
             key = Path(p).resolve()
@@ -221,9 +286,10 @@ def compare_group_dirs(groups: list[list[str | Path]], labels: list[str] | None 
     return compare_groups([[load_run(p) for p in g] for g in groups], labels)
 
 
-def compare_dirs(paths: list[str | Path]) -> dict:
-    """:func:`compare_runs` on run directories (NotARunError, one line, for a path that is not a run)."""
-    return compare_group_dirs([[p] for p in paths])
+def compare_dirs(paths: list[str | Path], labels: list[str] | None = None) -> dict:
+    """:func:`compare_runs` on run directories (NotARunError, one line, for a path that is not a run), each
+    named by its label in ``labels`` or by the settings that differ between them."""
+    return compare_group_dirs([[p] for p in paths], labels, singles=True)
 
 
 def _untested(row: dict) -> bool:

@@ -93,17 +93,19 @@ def _distributions(ax, runs: list[dict], pos, labels: list[str], colors: list[st
 def _per_run_values(ax, comparison: dict, color_of: dict) -> None:
     """Groups of runs: each run's headline Phi (the across-run test's numbers) and the group's mean headline."""
     groups = comparison["groups"]
+    means = [i for i, g in enumerate(groups, 1) if g["mean_headline_bits"] is not None]
     for i, g in enumerate(groups, 1):
         values = [v for v in g["headline_bits"] if v is not None]
         jitter = np.linspace(-0.12, 0.12, len(values)) if len(values) > 1 else np.zeros(len(values))
         ax.scatter(i + jitter, values, color=color_of[g["label"]], s=22, alpha=0.8)
-        if g["mean_headline_bits"] is not None:
+        if i in means:
             ax.hlines(g["mean_headline_bits"], i - 0.25, i + 0.25, color="black", lw=1.5,
-                      label="group mean headline" if i == 1 else None)
+                      label="group mean headline" if i == means[0] else None)
     ax.set_xticks(np.arange(1, len(groups) + 1), [f"{g['label']}\n({len(g['runs'])} runs)" for g in groups])
     ax.set_xlim(0.5, len(groups) + 0.5)
     ax.set(title="Headline Phi of each run (one point per seed)")
-    ax.legend(fontsize=8, loc="best")
+    if means:  # no group with a headline (runs too short): nothing to name, and matplotlib warns of an empty legend
+        ax.legend(fontsize=8, loc="best")
 
 
 def _annotate_tests(ax, comparison: dict) -> None:

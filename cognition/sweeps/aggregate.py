@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 
 from cognition.sweeps.keys import get_dotted
-from cognition.sweeps.naming import format_value
+from cognition.config.schema import format_value
 from cognition.sweeps.spec import SweepSpec
 from cognition.simulator import rundir
 
@@ -55,6 +55,14 @@ def _run_seconds(run_dir: Path) -> float | None:
     return sum(json.loads(ln).get("timing", {}).get("cycle_s", 0.0) for ln in lines if ln.strip())
 
 
+def point_status(run_dir: Path, report: dict | None) -> str:
+    """The aggregate's ``status`` of a point: its report's (``completed``, ``interrupted``, ``failed``), else
+    ``unfinished`` (a run without a report, which ``--resume`` continues) or ``not started``."""
+    if report is not None:
+        return report.get("status")
+    return "unfinished" if rundir.state(run_dir) == "resume" else "not started"
+
+
 def point_row(point, run_dir: Path) -> dict:
     resolved = point.config.to_dict()  # the values the run used (YAML 0 for a float key reads 0.0)
     row = {"point": point.name, **{k: get_dotted(resolved, k) for k in point.params}}
@@ -62,7 +70,7 @@ def point_row(point, run_dir: Path) -> dict:
     report = rundir.read_report(run_dir)
     if report is None:
         row.update(dict.fromkeys(RESULT_COLUMNS + TIMING_COLUMNS))
-        row["status"] = "unfinished" if rundir.state(run_dir) == "resume" else "not started"
+        row["status"] = point_status(run_dir, report)
         return row
     phi = report.get("phi", {})
     measure = phi.get("measure")

@@ -26,10 +26,33 @@ class SweepOutcome:
     plots: list[Path] = field(default_factory=list)
     table_changed: bool = False
     stopped: bool = False
+    rows: list[dict] = field(default_factory=list)  # the aggregate's rows, every point's report as it stands
 
     @property
     def failed(self) -> list[PointResult]:
         return [r for r in self.results if r.status != "completed"]
+
+    @property
+    def finished(self) -> list[str]:
+        """Points whose report.json says ``status: completed`` (this session's or an earlier one's)."""
+        return [r["point"] for r in self.rows if r["status"] == "completed"]
+
+    @property
+    def criteria_not_met(self) -> list[str]:
+        """Finished points whose criteria did not all pass (their report.json's ``passed``)."""
+        return [r["point"] for r in self.rows if r["status"] == "completed" and not r["passed"]]
+
+    def criteria_note(self) -> str:
+        """The verdict over the finished points, for the summary line: ``criteria met by all 8 points``,
+        ``criteria NOT met by 3 of 8 points (...)``; "" when no point has finished."""
+        finished, not_met, total = len(self.finished), len(self.criteria_not_met), len(self.rows)
+        if not finished:
+            return ""
+        if not not_met:
+            return f"criteria met by all {total} points" if finished == total else \
+                f"criteria met by the {finished} finished points of {total}"
+        of = f"{finished} points" if finished == total else f"the {finished} finished points"
+        return f"criteria NOT met by {not_met} of {of} (the aggregate's passed column)"
 
 
 def execute(spec, survey, executor, progress: RunsProgress, *, faults=None) -> SweepOutcome:
@@ -58,7 +81,7 @@ def write_aggregate(spec, root: Path, outcome: SweepOutcome) -> SweepOutcome:
     """aggregate.csv (+ .parquet) and, when the table changed or a plot is missing, the plots."""
     from cognition.sweeps.plots import plot_keys, plot_path, plot_sweep
 
-    rows = aggregate_rows(spec, root)
+    rows = outcome.rows = aggregate_rows(spec, root)
     outcome.tables, outcome.table_changed = write_tables(rows, columns(spec), root)
     expected = [plot_path(root, k) for k in plot_keys(spec.keys)]
     if outcome.table_changed or not all(p.is_file() for p in expected):

@@ -14,21 +14,10 @@ import hashlib
 import json
 import re
 
+from cognition.config.schema import format_value
+
 MAX_NAME = 200  # characters; file systems allow 255 bytes per component
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
-
-
-def format_value(value) -> str:
-    """The text of one parameter value: YAML spellings for true/false/null, repr for floats."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "+".join(format_value(v) for v in value)
-    return str(value)
 
 
 def params_hash(params: dict) -> str:

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from cognition.analysis.statistics import t_interval
-from cognition.sweeps.naming import format_value
+from cognition.config.schema import format_value
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 

@@ -18,41 +18,25 @@ is not a run directory where a point's should be, is a one-line SweepError.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from cognition.config.settings import CHANGES_OF
+from cognition.config.schema import diff
+from cognition.config.settings import recorded_settings
 from cognition.modules.plugin_paths import check_resume
 from cognition.simulator import rundir
 from cognition.simulator.rundir import write_json
+from cognition.sweeps.aggregate import point_status
 from cognition.sweeps.point import PointTask
 from cognition.sweeps.spec import SweepSpec
 from cognition.errors import SweepError
 
 RUNNING_DIR = ".running"
-
-
-def _first_difference(a, b, prefix: str = "") -> str:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{prefix}{key}.")
-    return f"{prefix.rstrip('.')} ({a!r} there, {b!r} in the sweep)"
-
-
-def _without_execution(tree: dict, prefix: str = "") -> dict:
-    """``tree`` (a config as YAML holds it) less every field tagged execution (cognition.config.settings.CHANGES_OF)."""
-    out = {}
-    for key, value in tree.items():
-        dotted = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out[key] = _without_execution(value, dotted + ".")
-        elif CHANGES_OF.get(dotted) != "execution":
-            out[key] = value
-    return out
+POINTS = "points.json"  # every point of the sweep last run here: index, name, params (write_inputs)
 
 
 def _check_same_config(run_dir: Path, cfg) -> None:
@@ -67,11 +51,11 @@ def _check_same_config(run_dir: Path, cfg) -> None:
         raise SweepError(f"{run_dir}: config.yaml is unreadable; move the directory away") from None
     if not isinstance(there, dict):
         raise SweepError(f"{run_dir}: config.yaml is not a mapping; move the directory away")
-    there = _without_execution(there)
-    here = _without_execution(cfg.to_dict())
-    if there != here:
-        raise SweepError(f"{run_dir} was run with a different configuration, at "
-                         f"{_first_difference(there, here)}; move it away or choose another --out")
+    differences = diff(recorded_settings(there), recorded_settings(cfg.to_dict()))
+    if differences:
+        key, a, b = differences[0]
+        raise SweepError(f"{run_dir} was run with a different configuration, at {key} ({a!r} there, {b!r} in the "
+                         "sweep); move it away or choose another --out")
 
 
 @dataclass
@@ -94,7 +78,7 @@ def survey(spec: SweepSpec, root: str | Path) -> Survey:
     if root.exists() and not root.is_dir():
         raise SweepError(f"--out {root}: exists and is not a directory")
     others = [e for e in root.iterdir() if e.name != ".lock"] if root.is_dir() else []
-    if others and not (root / "points.json").is_file():
+    if others and not is_sweep_dir(root):
         raise SweepError(f"--out {root}: a non-empty directory that is not a sweep directory; choose another")
     states = {}
     for point in spec.points:
@@ -108,6 +92,56 @@ def survey(spec: SweepSpec, root: str | Path) -> Survey:
             check_resume(run_dir)  # a changed modules.plugins file: refused before anything starts
         states[point.name] = state
     return Survey(root, states)
+
+
+def is_sweep_dir(path: str | Path) -> bool:
+    """Whether ``path`` is a sweep's directory (it holds points.json), as opposed to one run's."""
+    return (Path(path) / POINTS).is_file()
+
+
+def recorded_points(root: str | Path) -> list[dict]:
+    """points.json of the sweep directory ``root``: ``{"index", "name", "params"}`` for every point of the sweep
+    last run there, in sweep order; SweepError (one line) when it cannot be read as that."""
+    path = Path(root) / POINTS
+    try:
+        points = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SweepError(f"{path}: cannot be read as the sweep's list of points ({exc})") from None
+    if not isinstance(points, list) or not all(isinstance(p, dict) and isinstance(p.get("name"), str)
+                                               and isinstance(p.get("params"), dict) for p in points):
+        raise SweepError(f"{path}: not a sweep's list of points (expected a list of {{index, name, params}})")
+    return points
+
+
+def comparison_groups(root: str | Path) -> tuple[list[list[Path]], list[str]]:
+    """The finished points of the sweep directory ``root`` as conditions to compare, and the points left out.
+
+    Points that share every swept value but ``run.seed`` are one setting. When a setting has at least two
+    finished points, each setting is one condition whose points (seeds) are its replicates; when every setting
+    has one finished point, or every finished point is of one setting (a sweep of seeds alone), each point is a
+    condition of its own. Returns (run directories per condition, in sweep order; ``NAME (status)`` of each
+    point that is not finished, its status as the aggregate's). SweepError (one line) when fewer than two
+    points are finished."""
+    root = Path(root)
+    points = recorded_points(root)
+    settings: dict[str, list[Path]] = {}
+    left_out = []
+    for point in points:
+        run_dir = root / point["name"]
+        if rundir.state(run_dir) != "finished":
+            left_out.append(f"{point['name']} ({point_status(run_dir, rundir.read_report(run_dir))})")
+            continue
+        setting = {k: v for k, v in point["params"].items() if k != "run.seed"}
+        settings.setdefault(json.dumps(setting, sort_keys=True), []).append(run_dir)
+    finished = [d for dirs in settings.values() for d in dirs]
+    if len(finished) < 2:
+        raise SweepError(f"{root}: {len(finished)} of its {len(points)} points finished; a comparison needs at "
+                         "least two: run its sweep again to finish them (python -m cognition.sweep SWEEP.yaml --out "
+                         f"{root})")
+    groups = list(settings.values())
+    if len(groups) == 1 or all(len(g) == 1 for g in groups):
+        return [[d] for d in finished], left_out
+    return groups, left_out
 
 
 class SweepLock:
@@ -141,8 +175,7 @@ def write_inputs(spec: SweepSpec, root: Path, names: list[str]) -> None:
     for stale in (root / RUNNING_DIR).iterdir():  # markers of a sweep that was killed
         stale.unlink()
     (root / "sweep.yaml").write_text(spec.path.read_text())
-    write_json(root / "points.json", [{"index": p.index, "name": p.name, "params": p.params}
-                                      for p in spec.points])
+    write_json(root / POINTS, [{"index": p.index, "name": p.name, "params": p.params} for p in spec.points])
     wanted = set(names)
     for p in spec.points:
         if p.name in wanted:

@@ -36,7 +36,8 @@ from cognition.cli import check_int_between
 from cognition.config.settings import Config, available_presets, load_config, read_yaml
 from cognition.errors import ConfigError, QUOTE_LIMIT, SweepError, abbreviate, path_kind
 from cognition.sweeps.keys import check_sweep_key, set_dotted
-from cognition.sweeps.naming import format_value, point_name
+from cognition.config.schema import format_value
+from cognition.sweeps.naming import point_name
 from cognition.sweeps.sampling import draw_samples, parse_samples
 
 MAX_SWEEP_POINTS = 10_000  # points of one sweep file (grid combinations x samples x seeds), checked before any is built

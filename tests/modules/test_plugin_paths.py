@@ -316,8 +316,11 @@ def test_the_documented_module_runs_from_yaml_through_validate_and_a_sweep_kille
                                      "agents: 4}}\ngrid:\n  modules.settings.leaky.leak: [0.3, 0.6]\n")
     sweep = _python(["-m", "cognition.sweep", "sweep.yaml", "--out", tmp_path / "sweep", "--inject-fault",
                      "1:sigkill@9"], work, timeout=600)
-    assert sweep.returncode == 0, sweep.stderr + sweep.stdout
     point = tmp_path / "sweep" / "modules.settings.leaky.leak=0.3"
+    met = [json.loads((tmp_path / "sweep" / f"modules.settings.leaky.leak={v}" / "report.json").read_text())["passed"]
+           for v in ("0.3", "0.6")]
+    assert sweep.returncode == (0 if all(met) else 1), sweep.stderr + sweep.stdout  # 1: a criterion failed at 14 cycles
+    assert "2/2 points done" in sweep.stderr and "0 failed" in sweep.stderr, sweep.stderr
     assert "--resume" in (tmp_path / "sweep" / "logs" / f"{point.name}.log").read_text()
     assert science(point) == science(tmp_path / "ref")
     rows = (tmp_path / "sweep" / "aggregate.csv").read_text().splitlines()

@@ -101,12 +101,33 @@ def test_a_quick_run_is_no_phi_and_no_warning(seeds, tmp_path_factory, tmp_path,
     (["--group", "A", "B"], ["--group given once"]),
     (["--group", "A", "B", "--group", "C", "--labels", "x"], ["--labels x: 1 name(s) for 2 --group(s)"]),
     (["--group", "A", "B", "--group", "C", "--labels", "x", "x"], ["names must differ"]),
-    (["A", "B", "--labels", "x", "y"], ["2 name(s) for 0 --group(s)"]),
+    (["A", "B", "--labels", "x"], ["--labels x: 1 name(s) for 2 RUN_DIR(s); give one name per RUN_DIR"]),
+    (["A", "B", "--labels", "x", "x"], ["names must differ"]),
+    (["A", "--labels", "x"], ["one RUN_DIR rebuilds its report"]),
     ([], ["nothing to do"]),
 ])
 def test_argument_combinations_are_one_line_exit_2(argv, fragments, capsys):
     assert report.main(argv) == 2
     _one_error_line(capsys, *fragments)
+
+
+def test_single_runs_are_named_by_what_differs_or_by_labels_without_group(seeds, tmp_path, capsys):
+    """issue 44: two seeds of one mode were "quantum-lite #1 / #2", and --labels was refused without --group."""
+    lite = [str(r) for r in seeds["lite"]]
+    assert report.main([*lite, "--out", str(tmp_path / "cmp")]) == 0
+    cmp = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
+    assert [r["label"] for r in cmp["runs"]] == ["seed=0", "seed=1"] and not cmp["grouped"]
+    assert "seed=0 - seed=1" in capsys.readouterr().out
+    assert report.main([*lite, "--labels", "first", "second", "--out", str(tmp_path / "cmp2")]) == 0
+    cmp = json.loads((tmp_path / "cmp2" / "comparison.json").read_text())
+    assert [r["label"] for r in cmp["runs"]] == ["first", "second"] and not cmp["grouped"]
+    (test,) = cmp["tests"]
+    assert (test["a"], test["b"], test["scope"]) == ("first", "second", "one architecture per side (agents within "
+                                                                         "one seed)")
+    # two keys differ: the mode and the seed
+    assert report.main([str(seeds["classical"][0]), lite[1], "--out", str(tmp_path / "cmp3")]) == 0
+    cmp = json.loads((tmp_path / "cmp3" / "comparison.json").read_text())
+    assert [r["label"] for r in cmp["runs"]] == ["classical, seed=0", "quantum-lite, seed=1"]
 
 
 def test_a_run_given_twice_is_one_line_exit_2(seeds, tmp_path, capsys):
