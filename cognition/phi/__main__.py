@@ -40,6 +40,16 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _lag(text: str):
+    """An argparse type: an integer >= 1, or 'auto'."""
+    if text == "auto":
+        return "auto"
+    try:
+        return int_at_least(1)(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, or 'auto'") from None
+
+
 def _parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description=(
         "Phi of your own data: the calibrated ensemble estimate of cognition.phi.estimate (per-agent Phi, "
@@ -54,7 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--var", metavar="NAME", help="the data variable of a .nc file holding several")
     p.add_argument("--json", metavar="OUT", type=non_empty_path, help="also write the result as JSON to OUT")
     p.add_argument("--measure", choices=REPORTED[::-1], default="phi_r", help="the headline measure (default phi_r)")
-    p.add_argument("--lag", type=int_at_least(1), default=1, help="time steps between past and present (default 1)")
+    p.add_argument("--lag", type=_lag, default=1, help=(
+        "time steps between past and present (default 1), or 'auto': the median over every agent's units of each "
+        "series' decorrelation time (its first lag with |autocorrelation| <= 1/e; docs/phi.md, 'Choosing the lag')"))
     p.add_argument("--surrogates", type=int_between(1, MAX_RESAMPLES), default=DEFAULT_SURROGATES,
                    help=f"agent permutations per bipartition for the integration test (default {DEFAULT_SURROGATES})")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the bias correction and test (default 0)")
@@ -63,14 +75,14 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def estimate_series(series: DataSeries, lag: int, surrogates: int, seed: int, confidence: float) -> PhiResult:
+def estimate_series(series: DataSeries, lag: int | str, surrogates: int, seed: int, confidence: float) -> PhiResult:
     """The calibrated ensemble estimate of a file's series: ``phi.estimate`` as :func:`estimate_call` names it."""
     return estimate(series.data, lag=lag, surrogates=surrogates, seed=seed, confidence=confidence, centre="agent")
 
 
-def estimate_call(lag: int, surrogates: int, seed: int, confidence: float) -> str:
+def estimate_call(lag: int | str, surrogates: int, seed: int, confidence: float) -> str:
     """The Python call that gives the same numbers, X the file's array as (agents, time, units)."""
-    return (f"cognition.phi.estimate(X, lag={lag}, surrogates={surrogates}, seed={seed}, confidence={confidence}, "
+    return (f"cognition.phi.estimate(X, lag={lag!r}, surrogates={surrogates}, seed={seed}, confidence={confidence}, "
             "centre='agent')")
 
 
@@ -89,7 +101,8 @@ def summarise(path: str, series: DataSeries, result: PhiResult, args) -> dict:
     return {"file": str(path), "format": series.source, "axes": list(series.axes),
             "shape": {"agents": agents, "time": T, "units": n}, "unit_names": series.unit_names,
             "call": estimate_call(args.lag, args.surrogates, args.seed, args.confidence),
-            "measure": measure, "units": "bits", "lag": args.lag, "confidence": args.confidence, "alpha": args.alpha,
+            "measure": measure, "units": "bits", "lag": result.lag, "lag_requested": args.lag,
+            "lag_choice": result.method.get("lag_choice"), "confidence": args.confidence, "alpha": args.alpha,
             "headline_bits": headline, "headline_ci_bits": ci, "headline_p_value": p,
             "headline_method": result.method["estimand"],
             "integrated": integration_verdict(headline, ci, p, args.alpha),
@@ -117,6 +130,7 @@ def describe(doc: dict) -> str:
         f"integration test: p = {fmt.p_value(doc['headline_p_value'])} "
         f"({doc['estimate']['method']['null_model'].split(',')[0]}; weakest cut: {cut(doc['weakest_cut'])})",
         f"MIB (the most common per-agent MIB, {modal} of {agents} agents): {cut(doc['partition_named'])}",
+        *([doc["estimate"]["method"]["lag"]] if doc["lag_requested"] == "auto" else []),
         f"integrated: {'yes' if verdict['passed'] else 'no'} (alpha {doc['alpha']}): {verdict['reason']}",
         f"same numbers in Python: {doc['call']}",
     ])

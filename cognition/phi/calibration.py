@@ -211,3 +211,52 @@ def dense_halves(rng: np.random.Generator, agents: int, n: int) -> np.ndarray:
             size = part.stop - part.start
             A[a, part, part] = random_var1(rng, size, radius=rng.uniform(0.6, 0.95), density=1.0)
     return A
+
+
+def kuramoto(rng: np.random.Generator, trials: int, T: int, n: int, coupling: float, *, dt: float = 0.25,
+             substeps: int = 10, omega: float = 1.0, spread: float = 0.2, diffusion: float = 0.1,
+             density: float = 0.5, burn: int = 50) -> np.ndarray:
+    """(trials, T, n) sin(phase) of n noisy Kuramoto oscillators on one random graph, sampled every ``dt``.
+
+    d theta_i = (w_i + coupling / deg_i sum_j a_ij sin(theta_j - theta_i)) dt + sqrt(2 diffusion) dW_i
+    (Kuramoto 1984; the noisy form of Sakaguchi 1988), integrated by Euler-Maruyama in ``substeps`` steps per
+    sample. One system per call (the trials are its repetitions): a connected Erdos-Renyi graph of
+    ``density`` and natural frequencies w_i ~ N(omega, spread^2) rad per unit time, drawn once; every trial
+    starts at independent uniform phases and runs ``burn`` samples before the record. With the defaults a
+    period is about 25 samples, so a lag of one sample sees about 1/25 of a cycle (finely sampled
+    continuous-time data). coupling 0: independent oscillators, Phi 0 at every bipartition.
+    """
+    while True:
+        adj = np.triu(rng.random((n, n)) < density, 1)
+        adj = adj | adj.T
+        reach = np.eye(n, dtype=bool)
+        for _ in range(n):
+            reach = reach | ((reach.astype(np.int64) @ adj.astype(np.int64)) > 0)
+        if reach.all():
+            break
+    w = rng.normal(omega, spread, n)
+    K = coupling * adj / adj.sum(axis=1, keepdims=True)
+    theta = rng.uniform(0.0, 2.0 * np.pi, (trials, n))
+    h = dt / substeps
+    out = np.empty((trials, T, n))
+    for t in range(T + burn):
+        for _ in range(substeps):
+            pull = (K[None] * np.sin(theta[:, None, :] - theta[:, :, None])).sum(axis=-1)
+            theta = theta + h * (w + pull) + np.sqrt(2.0 * diffusion * h) * rng.standard_normal(theta.shape)
+        if t >= burn:
+            out[:, t - burn] = np.sin(theta)
+    return out
+
+
+def trial_shuffled(rng: np.random.Generator, X: np.ndarray) -> np.ndarray:
+    """(trials, T, n) X with its trials recombined so that every shuffled trial takes each unit from a different
+    trial: unit j of shuffled trial a is unit j of trial p[(a + s_j) mod trials], p a random permutation and
+    s_j distinct offsets (s_0 = 0). Every unit keeps its own dynamics and no two units of a shuffled trial
+    share a trial, so no bipartition is coupled (Phi 0): the shuffled control of a recording. Needs n <= trials."""
+    trials, _, n = X.shape
+    if n > trials:
+        raise ValueError(f"trial_shuffled needs at least as many trials as units, got {trials} trials, {n} units")
+    p = rng.permutation(trials)
+    offsets = np.concatenate([[0], 1 + rng.permutation(trials - 1)[:n - 1]])
+    source = p[(np.arange(trials)[:, None] + offsets[None, :]) % trials]          # (trials, n)
+    return X[source, :, np.arange(n)[None, :]].transpose(0, 2, 1)

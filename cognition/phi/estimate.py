@@ -17,7 +17,9 @@ import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
 from cognition.phi.cut_test import every_cut_test, shuffled_means
-from cognition.phi.agents import BIAS_REPLICATES, MAX_LATENCY, MIN_AGENTS, agent_minimum, corrected_tables
+from cognition.phi.agents import (BIAS_REPLICATES, MAX_LATENCY, MIN_AGENTS, PAIRS_PER_VARIABLE, agent_minimum,
+                                  corrected_tables)
+from cognition.phi.autolag import LagChoice, choose_lag
 from cognition.phi.measures import measures_at
 from cognition.phi.resampling import (
     basic_interval,
@@ -53,13 +55,17 @@ def resolve_centre(centre: str, agents: int) -> str:
     return centre
 
 
-def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int | None = None, surrogates: int | None = None, seed=0,
+def estimate(X, lag: int | str = 1, shrinkage=None, bootstrap: int | None = None, surrogates: int | None = None, seed=0,
              search: str = "auto", confidence: float = 0.95, device=None, resample: str = "auto",
              block_length: int | None = None, centre: str = "auto", shared: str = "remove",
              replicates: int = BIAS_REPLICATES) -> PhiResult:
     """TDMI, Phi_WMS, Phi_R and stochastic interaction (bits) at the MIB, estimated from data.
 
     X: (T, n) one series or (agents, T, n) an ensemble of independent agents.
+    lag: time steps between past and present (an integer >= 1), or "auto": chosen from the data, the median
+    over every agent's units of each series' decorrelation time (its first lag with |autocorrelation| <=
+    1/e; cognition.phi.autolag), within the largest lag the estimator allows on X and at most T // 4;
+    ``result.lag`` is the lag used and ``result.method["lag"]`` says how it was chosen.
     centre: 'agent' (default for >= 5 agents): the per-agent estimand of
     :mod:`cognition.phi.agents`: each agent's own minimum of the measure over bipartitions, from
     its own lagged covariance, bias-corrected (Wishart log dets, then a parametric bootstrap of
@@ -99,6 +105,10 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int | None = None, surr
     Raises ValueError for NaN/inf data, fewer than 2n + 1 lagged samples, a singular
     covariance, or invalid options.
     """
+    choice = None
+    if isinstance(lag, str) and lag == "auto":
+        X, choice = _auto_lag(X, centre)
+        lag = choice.lag
     X = check_series(X, lag)
     agents, T, n = X.shape
     per_agent = resolve_centre(centre, agents) == "agent"
@@ -107,8 +117,8 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int | None = None, surr
     check_options(search, shrinkage, bootstrap, surrogates, confidence)
     rng = np.random.default_rng(seed)
     if per_agent:
-        return _estimate_ensemble(X, lag, shrinkage, bootstrap > 0, surrogates, rng, search, confidence, device,
-                                  shared, replicates)
+        return _with_lag_choice(_estimate_ensemble(X, lag, shrinkage, bootstrap > 0, surrogates, rng, search,
+                                                   confidence, device, shared, replicates), choice)
     z, _ = pooled_pairs(X, lag)
     unit, block = resampling_units(agents, T - lag, lag, resample, block_length) if bootstrap else (None, None)
     stats = unit_statistics(z, block)
@@ -140,8 +150,32 @@ def estimate(X, lag: int = 1, shrinkage=None, bootstrap: int | None = None, surr
         p_value = {k: monte_carlo_p_value(float(row[k][0]), null[k]) for k in REPORTED}
         method["null_model"] = (f"{surrogates} circular-shift surrogates (each node rotated in time "
                                 "independently, within agents); H0: nodes are independent processes")
-    return result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)), method=method,
-                           ci=ci, p_value=p_value, confidence=confidence if bootstrap else None)
+    return _with_lag_choice(result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)),
+                                            method=method, ci=ci, p_value=p_value,
+                                            confidence=confidence if bootstrap else None), choice)
+
+
+def _auto_lag(X, centre: str) -> tuple[np.ndarray, LagChoice]:
+    """X as (agents, T, n) float64 and the lag ``lag="auto"`` chooses on it (cognition.phi.autolag), within the
+    largest lag the estimator allows on X: T - 6 n per agent (its calibrated minimum length), T - 1 pooled,
+    and at most T // 4."""
+    X = check_series(X, 1)
+    agents, T, n = X.shape
+    room = T - PAIRS_PER_VARIABLE * 2 * n if resolve_centre(centre, agents) == "agent" else T - 1
+    max_lag = min(room, T // 4)
+    if max_lag < 1:
+        raise ValueError(f"lag='auto': X has T={T} time steps per series, too few for any lag above 1 to be "
+                         f"considered (the estimator needs T >= {PAIRS_PER_VARIABLE * 2 * n} + lag, and auto looks "
+                         "at most T // 4 ahead); pass lag=1")
+    return X, choose_lag(X, max_lag)
+
+
+def _with_lag_choice(result: PhiResult, choice: LagChoice | None) -> PhiResult:
+    """The result with ``method["lag"]`` saying how its lag was chosen (``lag="auto"``), else unchanged."""
+    if choice is None:
+        return result
+    return dataclasses.replace(result, method={**result.method, "lag": choice.describe(),
+                                               "lag_choice": choice.to_dict()})
 
 
 def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, search, confidence,

@@ -157,3 +157,23 @@ def test_calibration_suite_refuses_bad_sizes_and_families_in_one_line(capsys, fl
     assert bench(["calibration", flag, value]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and says in err[0] and flag in err[0]
+
+
+def test_lag_suite_writes_its_rows_and_refuses_bad_flags_in_one_line(tmp_path):
+    # a tiny run: every coupling x system x lag row, the rule rows, rates with their exact intervals
+    res, out = bench(tmp_path, "lag", "--draws", "2", "--couplings", "0", "1.5", "--trials", "6", "--cycles", "80",
+                     "--units", "3", "--surrogates", "9")
+    rows = out["rows"]
+    assert [(r["coupling"], r["system"], r["lag"]) for r in rows] == [
+        (k, s, lag) for k in (0.0, 1.5) for s in ("coupled", "shuffled") for lag in ("auto", "1")]
+    for r in rows:
+        assert r["draws"] == 2 and r["verdict"]["of"] == 2 and 0.0 <= r["verdict"]["ci"][0] <= r["verdict"]["ci"][1]
+        assert (r["lag_used"]["min"] == 1) == (r["lag"] == "1")
+    assert [r["system"] for r in out["rule"]] == ["AR(1) rho 0.5", "AR(1) rho 0.8", "AR(1) rho 0.95",
+                                                   "Kuramoto K 1.5"]
+    assert "K 1.5, shuffled, lag auto" in res.stdout
+    for flag, value, says in (("--couplings", "-1", "--couplings -1.0: allowed 0 to 100"),
+                              ("--lags", "0", "'0' is not allowed: expected 'auto' or an integer >= 1"),
+                              ("--units", "9", "--units 9: at most --trials (6)")):
+        bad = command("cognition.bench", "lag", "--trials", "6", flag, value)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and says in bad.stderr, bad.stderr
