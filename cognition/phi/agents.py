@@ -123,23 +123,39 @@ def standardise_per_agent(X: np.ndarray) -> np.ndarray:
 
 
 def shifted(Z: np.ndarray, lags: np.ndarray) -> np.ndarray:
-    """(..., A, T, n), lags (..., A) -> Z_a(t + lags_a), the edges held at the nearest sample."""
+    """(..., A, T, n), lags (..., A) -> Z_a(t + lags_a), the edges held at the nearest sample.
+
+    One gather per distinct lag (the latencies are few: -MAX_LATENCY..MAX_LATENCY) of the agents that have
+    it, each a slice in time: the same values as an index per agent and time step, at the cost of a copy."""
     T = Z.shape[-2]
-    index = np.clip(np.arange(T) + lags[..., None], 0, T - 1)
-    return np.take_along_axis(Z, np.broadcast_to(index[..., None], lags.shape + (T, Z.shape[-1])), axis=-2)
+    lags = np.asarray(lags)
+    lead = np.broadcast_shapes(Z.shape[:-2], lags.shape)
+    Z, lags = np.broadcast_to(Z, lead + Z.shape[-2:]), np.broadcast_to(lags, lead)
+    out = np.empty(lead + Z.shape[-2:], dtype=Z.dtype)
+    for lag in np.unique(lags):
+        index = np.clip(np.arange(T) + int(lag), 0, T - 1)
+        chosen = lags == lag
+        out[chosen] = Z[chosen][:, index]
+    return out
+
+
+def _shifted_once(template: np.ndarray, lag: int) -> np.ndarray:
+    """(..., T, n) one template shifted by one lag for every agent: template(t + lag), edges held."""
+    T = template.shape[-2]
+    return np.take(template, np.clip(np.arange(T) + lag, 0, T - 1), axis=-2)
 
 
 def best_latencies(Z: np.ndarray, template: np.ndarray, max_latency: int) -> np.ndarray:
     """(..., A) the latency c in [-max_latency, max_latency] at which each agent's units Z_a(t) best match
     template(t - c) (..., A or 1, T, n): the largest sum over units of the squared correlation."""
-    template = np.broadcast_to(template, Z.shape)
     own = np.einsum("...tn,...tn->...n", Z, Z)
     scores = []
     for c in range(-max_latency, max_latency + 1):
-        m = shifted(template, np.full(Z.shape[:-2], -c))
+        m = _shifted_once(template, -c)  # (..., A or 1, T, n): a shared template is shifted once, not per agent
         m = m - m.mean(axis=-2, keepdims=True)
         power = np.einsum("...tn,...tn->...n", m, m)
-        scores.append((np.einsum("...tn,...tn->...n", Z, m) ** 2 / np.maximum(own * power, 1e-300)).sum(axis=-1))
+        cross = np.einsum("...tn,...tn->...n", Z, np.broadcast_to(m, Z.shape))
+        scores.append((cross ** 2 / np.maximum(own * power, 1e-300)).sum(axis=-1))
     return np.argmax(np.stack(scores, axis=-1), axis=-1) - max_latency
 
 

@@ -57,6 +57,7 @@ from cognition.phi.partitions import all_bipartition_masks
 
 MEASURES = ("phi_wms", "phi_r")
 SHUFFLE_PARTNERS = 8   # partners on each side per agent in shuffled_means
+PAIR_BLOCK_BYTES = 2**25  # working memory of one block of agent-pair products (32 MiB), whatever T and A
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +83,40 @@ def random_permutations(rng: np.random.Generator, agents: int, count: int) -> np
     return np.argsort(rng.random((count, agents)), axis=1)
 
 
+def agent_pair_products(X: np.ndarray, Y: np.ndarray, left: np.ndarray, right: np.ndarray,
+                        budget: int = PAIR_BLOCK_BYTES) -> np.ndarray:
+    """(K, p, q): for each pair k the sum over time of X[left[k]]^T Y[right[k]], X (A, L, p), Y (A, L, q).
+
+    Memory is bounded by ``budget`` bytes of working arrays beside one time-major copy of Y, whatever L and
+    K. Where the pairs are dense (K >= A^2 / 4: the test's permutations of a few dozen agents), every
+    agent's series against every agent's, a block of left agents at a time, as one matrix product
+    ((b p) x L) @ (L x (A q)), and the pairs gathered from it; else the pairs themselves, in blocks of
+    pairs. (Both sum over time in another order than a product per pair: equal to ~1e-15 relative.)"""
+    A, L, p = X.shape
+    q = Y.shape[-1]
+    left, right = np.asarray(left), np.asarray(right)
+    out = np.empty((len(left), p, q))
+    if 4 * len(left) >= A * A:
+        Yt = np.ascontiguousarray(np.moveaxis(Y, 1, 0)).reshape(L, A * q)           # (L, A q)
+        block = max(1, budget // (8 * p * (A * q + L)))
+        order = np.argsort(left, kind="stable")
+        for a0 in range(0, A, block):
+            a1 = min(A, a0 + block)
+            lo, hi = np.searchsorted(left[order], [a0, a1])
+            if lo == hi:
+                continue
+            ks = order[lo:hi]
+            Xt = np.moveaxis(X[a0:a1], 1, 0).reshape(L, (a1 - a0) * p)              # (L, b p)
+            gram = (Xt.T @ Yt).reshape(a1 - a0, p, A, q)
+            out[ks] = gram[left[ks] - a0, :, right[ks], :]
+        return out
+    chunk = max(1, budget // (8 * L * (p + q)))
+    for start in range(0, len(left), chunk):
+        sl = slice(start, start + chunk)
+        out[sl] = np.matmul(np.swapaxes(X[left[sl]], 1, 2), Y[right[sl]])
+    return out
+
+
 def pair_statistics(pairs: np.ndarray, masks: np.ndarray, left: np.ndarray, right: np.ndarray,
                     chunk: int = 4096) -> dict[str, np.ndarray]:
     """{measure: (B, K)} plug-in Phi at each bipartition of each surrogate agent (left[k], right[k]).
@@ -89,16 +124,18 @@ def pair_statistics(pairs: np.ndarray, masks: np.ndarray, left: np.ndarray, righ
     pairs (A, L, 2n): per-agent centred lagged pairs. Surrogate agent k has the part ``mask`` of agent
     left[k] (past and present) and the rest of agent right[k]: its within-part blocks are each agent's
     own covariance, its cross blocks left's pairs against right's, summed over time as in the
-    covariance of the shuffled series.
+    covariance of the shuffled series (:func:`agent_pair_products`, memory bounded whatever L); the
+    bipartitions are evaluated ``chunk`` surrogate agents at a time.
     """
     n = pairs.shape[-1] // 2
     dof = pairs.shape[1] - 1
     own = np.matmul(np.swapaxes(pairs, 1, 2), pairs) / dof                 # (A, 2n, 2n)
+    products = agent_pair_products(pairs, pairs, left, right) / dof       # (K, 2n, 2n): left rows, right cols
     out = {k: np.empty((len(masks), len(left))) for k in MEASURES}
     for start in range(0, len(left), chunk):
         sl = slice(start, start + chunk)
         a, b = left[sl], right[sl]
-        cross = np.matmul(np.swapaxes(pairs[a], 1, 2), pairs[b]) / dof     # (K, 2n, 2n): left rows, right cols
+        cross = products[sl]
         for i, mask in enumerate(masks):
             kept = np.concatenate([mask, mask])
             in_a = kept[:, None] & kept[None, :]
@@ -122,23 +159,19 @@ def prewhitened(Z: np.ndarray, order: int) -> np.ndarray:
     return np.moveaxis((present - design @ coef)[..., 0], 1, 2)
 
 
-def pair_cross_correlations(E: np.ndarray, left: np.ndarray, right: np.ndarray, shifts: int,
-                            chunk: int = 4096) -> np.ndarray:
+def pair_cross_correlations(E: np.ndarray, left: np.ndarray, right: np.ndarray, shifts: int) -> np.ndarray:
     """(K, n, n): for the agent pairs (left[k], right[k]) and units i, j, the sum over l in -shifts .. shifts
     of z^2, z the correlation of left's residual i at t with right's residual j at t + l standardised by its
-    heteroscedasticity-consistent standard error (module docstring). E (A, T, n) residuals; pairs in
-    blocks of ``chunk`` (memory ~ chunk x T x n per block)."""
+    heteroscedasticity-consistent standard error (module docstring). E (A, T, n) residuals; the sums over
+    time are :func:`agent_pair_products` (memory bounded whatever T and the number of pairs)."""
     T, n = E.shape[1:]
     out = np.zeros((len(left), n, n))
     squared = E**2
-    for start in range(0, len(left), chunk):
-        sl = slice(start, start + chunk)
-        x, y = np.swapaxes(E[left[sl]], 1, 2), E[right[sl]]                     # (K, n, T), (K, T, n)
-        x2, y2 = np.swapaxes(squared[left[sl]], 1, 2), squared[right[sl]]
-        for l in range(-shifts, shifts + 1):
-            a, b = (slice(0, T - l), slice(l, T)) if l >= 0 else (slice(-l, T), slice(0, T + l))
-            num = np.matmul(x[..., a], y[:, b])
-            out[sl] += num**2 / np.maximum(np.matmul(x2[..., a], y2[:, b]), np.finfo(float).tiny)
+    for l in range(-shifts, shifts + 1):
+        a, b = (slice(0, T - l), slice(l, T)) if l >= 0 else (slice(-l, T), slice(0, T + l))
+        num = agent_pair_products(E[:, a], E[:, b], left, right)
+        den = agent_pair_products(squared[:, a], squared[:, b], left, right)
+        out += num**2 / np.maximum(den, np.finfo(float).tiny)
     return out
 
 

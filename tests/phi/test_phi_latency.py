@@ -27,6 +27,18 @@ def test_shifted_moves_each_agent_by_its_own_lag_and_holds_the_edges():
     out = shifted(Z, np.array([1, -2]))
     assert out[0, :, 0].tolist() == [1, 2, 3, 4, 4]
     assert out[1, :, 0].tolist() == [5, 5, 5, 6, 7]
+    # against the definition, one index per agent and time step (what shifted computed before issue 45), with
+    # leading batch dimensions and a template broadcast over the agents
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((3, 6, 40, 2))
+    lags = rng.integers(-3, 4, size=(3, 6))
+    index = np.clip(np.arange(40) + lags[..., None], 0, 39)
+    expected = np.take_along_axis(Z, np.broadcast_to(index[..., None], Z.shape), axis=-2)
+    assert np.array_equal(shifted(Z, lags), expected)
+    one = Z[:, :1]
+    assert np.array_equal(shifted(np.broadcast_to(one, Z.shape), lags),
+                          np.take_along_axis(np.broadcast_to(one, Z.shape), np.broadcast_to(index[..., None], Z.shape),
+                                             axis=-2))
 
 
 def test_woody_alignment_recovers_known_latencies():
