@@ -249,3 +249,27 @@ def test_the_docs_latency_example_says_not_integrated(tmp_path):
     res = command("cognition.phi", "latency.npy", cwd=tmp_path, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "integrated: no (alpha 0.05)" in res.stdout
+
+
+def test_a_long_csv_is_read_in_less_than_three_times_its_size(tmp_path):
+    # issue 45: 10^6 CSV rows took 777 MiB, 27x the file. Reference: the file's own size on disk, and its values
+    # (written at 6 significant digits, a compact file, so the bound is the tighter)
+    import tracemalloc
+
+    rng = np.random.default_rng(45)
+    agents, T, n = 10, 4000, 5                                                    # 200 000 rows
+    X = np.round(rng.standard_normal((agents, T, n)), 4)
+    a, t, u = np.meshgrid(np.arange(agents), np.arange(T), np.arange(n), indexing="ij")
+    path = tmp_path / "long.csv"
+    with open(path, "w") as f:
+        f.write("agent,time,unit,value\n")
+        np.savetxt(f, np.column_stack([a.ravel(), t.ravel(), u.ravel(), X.ravel()]), fmt=["%d", "%d", "%d", "%.6g"],
+                   delimiter=",")
+    tracemalloc.start()
+    try:
+        series = datafile.read_series(str(path), None, None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(series.data, X) and series.unit_names == [str(i) for i in range(n)]
+    assert peak <= 3 * path.stat().st_size, (peak, path.stat().st_size)
