@@ -139,22 +139,34 @@ def shifted(Z: np.ndarray, lags: np.ndarray) -> np.ndarray:
     return out
 
 
-def _shifted_once(template: np.ndarray, lag: int) -> np.ndarray:
-    """(..., T, n) one template shifted by one lag for every agent: template(t + lag), edges held."""
-    T = template.shape[-2]
-    return np.take(template, np.clip(np.arange(T) + lag, 0, T - 1), axis=-2)
-
-
 def best_latencies(Z: np.ndarray, template: np.ndarray, max_latency: int) -> np.ndarray:
     """(..., A) the latency c in [-max_latency, max_latency] at which each agent's units Z_a(t) best match
-    template(t - c) (..., A or 1, T, n): the largest sum over units of the squared correlation."""
+    template(t - c) (..., A or 1, T, n): the largest sum over units of the squared correlation.
+
+    The shifted template m(t) = template(clip(t - c)) is never built: its products with Z are a sum over the
+    overlapping samples (views) plus the held edge's, and its centring enters through its sum,
+    sum Z (m - mean m) = sum Z m - mean(m) sum Z and sum (m - mean m)^2 = sum m^2 - (sum m)^2 / T (one pass over Z
+    per latency; equal to centring the shifted copy to rounding)."""
+    T = Z.shape[-2]
     own = np.einsum("...tn,...tn->...n", Z, Z)
+    z_sum = Z.sum(axis=-2)
+    t_sum, t_sq = template.sum(axis=-2), np.einsum("...tn,...tn->...n", template, template)
+    first, last = template[..., 0, :], template[..., T - 1, :]
     scores = []
     for c in range(-max_latency, max_latency + 1):
-        m = _shifted_once(template, -c)  # (..., A or 1, T, n): a shared template is shifted once, not per agent
-        m = m - m.mean(axis=-2, keepdims=True)
-        power = np.einsum("...tn,...tn->...n", m, m)
-        cross = np.einsum("...tn,...tn->...n", Z, np.broadcast_to(m, Z.shape))
+        k = abs(c)
+        if c >= 0:   # m = [first] * c + template[0 : T - c]
+            body = np.einsum("...tn,...tn->...n", Z[..., c:, :], template[..., :T - c, :])
+            cut = template[..., T - c:, :]
+            edge, edge_z = first, Z[..., :c, :].sum(axis=-2)
+        else:        # m = template[k : T] + [last] * k
+            body = np.einsum("...tn,...tn->...n", Z[..., :T - k, :], template[..., k:, :])
+            cut = template[..., :k, :]
+            edge, edge_z = last, Z[..., T - k:, :].sum(axis=-2)
+        m_sum = t_sum - cut.sum(axis=-2) + k * edge
+        m_sq = t_sq - np.einsum("...tn,...tn->...n", cut, cut) + k * edge * edge
+        cross = body + edge * edge_z - m_sum / T * z_sum
+        power = m_sq - m_sum * m_sum / T
         scores.append((cross ** 2 / np.maximum(own * power, 1e-300)).sum(axis=-1))
     return np.argmax(np.stack(scores, axis=-1), axis=-1) - max_latency
 

@@ -32,6 +32,7 @@ from cognition.phi.partitions import mask_to_mib
 from cognition.phi.result import PhiResult, result_from_row
 from cognition.phi.search import phi_at_mib, resolve_search
 from cognition.phi.validation import check_options, check_series
+from cognition.runtime.memlimits import describe, host_limits, tightest
 
 REPORTED = ("phi_wms", "phi_r")
 
@@ -41,6 +42,11 @@ SHARED = ("remove", "keep")
 # the per-agent path's default: the command's (python -m cognition.phi --surrogates), so estimate(X) on an ensemble
 # gives what the command prints (headline, interval, p)
 DEFAULT_SURROGATES = 200
+# the per-agent estimate's working memory beside X: blocks of bounded size (the bias replicates, the test's pair
+# products) and about ten copies of the data at long T (measured: 0.56 GB working at 50 x 28 000 x 5, 10.5 copies
+# of its 53 MB; docs/performance.md); planned with margin
+ENSEMBLE_BLOCK_BYTES = 160 * 2**20
+ENSEMBLE_COPIES = 12
 
 
 def resolve_centre(centre: str, agents: int) -> str:
@@ -117,6 +123,7 @@ def estimate(X, lag: int | str = 1, shrinkage=None, bootstrap: int | None = None
     check_options(search, shrinkage, bootstrap, surrogates, confidence)
     rng = np.random.default_rng(seed)
     if per_agent:
+        check_ensemble_memory(agents, T, n)
         return _with_lag_choice(_estimate_ensemble(X, lag, shrinkage, bootstrap > 0, surrogates, rng, search,
                                                    confidence, device, shared, replicates), choice)
     z, _ = pooled_pairs(X, lag)
@@ -153,6 +160,29 @@ def estimate(X, lag: int | str = 1, shrinkage=None, bootstrap: int | None = None
     return _with_lag_choice(result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)),
                                             method=method, ci=ci, p_value=p_value,
                                             confidence=confidence if bootstrap else None), choice)
+
+
+def ensemble_bytes(agents: int, T: int, n: int) -> int:
+    """Planned working memory (bytes) of the per-agent estimate of X (agents, T, n), beside X itself."""
+    return ENSEMBLE_BLOCK_BYTES + ENSEMBLE_COPIES * 8 * agents * T * n
+
+
+def check_ensemble_memory(agents: int, T: int, n: int, limits: list | None = None) -> None:
+    """ValueError, one line, before any work, when the per-agent estimate of (agents, T, n) needs more than the
+    tightest host memory limit leaves (MemAvailable, the cgroup's limit, ``ulimit -v``: ``limits``, read now
+    when None), naming the need, the limit and the largest T (and agent count) that fit."""
+    need = ensemble_bytes(agents, T, n)
+    host = tightest(host_limits() if limits is None else limits, {"resident": need, "virtual": need})
+    if host is None or need <= host.headroom_bytes:
+        return
+    room = max(0, host.headroom_bytes - ENSEMBLE_BLOCK_BYTES) // (ENSEMBLE_COPIES * 8 * n)
+    fits = (f"at most T = {room // agents} time steps of {agents} agents fit, or {room // T} agents of {T} steps"
+            if room // agents >= 1 else "no ensemble of these units fits")
+    raise ValueError(f"X of {agents} agents x {T} time steps x {n} units needs about {need / 2**30:.3g} GiB for "
+                     f"the per-agent estimate ({ENSEMBLE_COPIES} working copies of the data beside "
+                     f"{ENSEMBLE_BLOCK_BYTES // 2**20} MiB of blocks; docs/performance.md), more than the tightest "
+                     f"host memory limit leaves, {describe(host)}: {fits}; estimate a subset of the time steps or "
+                     "agents")
 
 
 def _auto_lag(X, centre: str) -> tuple[np.ndarray, LagChoice]:

@@ -273,3 +273,26 @@ def test_a_long_csv_is_read_in_less_than_three_times_its_size(tmp_path):
         tracemalloc.stop()
     assert np.array_equal(series.data, X) and series.unit_names == [str(i) for i in range(n)]
     assert peak <= 3 * path.stat().st_size, (peak, path.stat().st_size)
+
+
+def test_a_recording_too_large_for_the_memory_limit_is_refused_in_one_line(tmp_path):
+    # issue 45: 50 x 28 000 x 5 asked for 5.13 GiB and died after 78 s with a 27-line traceback under a 4 GB
+    # limit. Reference: the plan's own arithmetic (estimate.ensemble_bytes) against the limit the child runs under
+    from clitools import run_limited
+
+    from cognition.phi.estimate import ENSEMBLE_BLOCK_BYTES, ENSEMBLE_COPIES, ensemble_bytes
+
+    agents, T, n = 20, 120_000, 5                               # 96 MB of data: about 1.2 GB planned
+    np.save(tmp_path / "long.npy", np.random.default_rng(0).standard_normal((agents, T, n)))
+    limit = 1_200_000_000
+    out = run_limited(["-m", "cognition.phi", "long.npy"], tmp_path, limit, timeout_s=120)
+    assert not out.timed_out and out.rc == 2, (out.rc, out.stderr[-2000:])
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    line = lines[0]
+    need = ensemble_bytes(agents, T, n)
+    assert f"needs about {need / 2**30:.3g} GiB" in line and "RLIMIT_AS" in line and "at most T = " in line, line
+    fits = int(line.split("at most T = ")[1].split()[0])
+    left = float(line.split(" GiB left")[0].rsplit(", ", 1)[1]) * 2**30
+    assert abs(fits - (left - ENSEMBLE_BLOCK_BYTES) / (ENSEMBLE_COPIES * 8 * n * agents)) < 0.01 * fits + 2, line
+    assert out.wall_s < 60 and out.stdout == ""
