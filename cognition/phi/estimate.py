@@ -45,8 +45,9 @@ DEFAULT_SURROGATES = 200
 # the per-agent estimate's working memory beside X: blocks of bounded size (the bias replicates, the test's pair
 # products) and about ten copies of the data at long T (measured: 0.56 GB working at 50 x 28 000 x 5, 10.5 copies
 # of its 53 MB; docs/performance.md); planned with margin
-ENSEMBLE_BLOCK_BYTES = 160 * 2**20
+ENSEMBLE_BLOCK_BYTES = 160 * 2**20   # at most, once the bias replicates' blocks fill (long T)
 ENSEMBLE_COPIES = 12
+ENSEMBLE_BASE_BYTES = 16 * 2**20     # small arrays whatever the size (measured peak 34 MB at 32 x 50 x 7)
 
 
 def resolve_centre(centre: str, agents: int) -> str:
@@ -164,7 +165,9 @@ def estimate(X, lag: int | str = 1, shrinkage=None, bootstrap: int | None = None
 
 def ensemble_bytes(agents: int, T: int, n: int) -> int:
     """Planned working memory (bytes) of the per-agent estimate of X (agents, T, n), beside X itself."""
-    return ENSEMBLE_BLOCK_BYTES + ENSEMBLE_COPIES * 8 * agents * T * n
+    values = agents * T * n
+    blocks = min(ENSEMBLE_BLOCK_BYTES, 8 * 8 * values * BIAS_REPLICATES)  # replicate blocks fill up to their cap
+    return ENSEMBLE_BASE_BYTES + blocks + ENSEMBLE_COPIES * 8 * values
 
 
 def check_ensemble_memory(agents: int, T: int, n: int, limits: list | None = None) -> None:
@@ -175,12 +178,13 @@ def check_ensemble_memory(agents: int, T: int, n: int, limits: list | None = Non
     host = tightest(host_limits() if limits is None else limits, {"resident": need, "virtual": need})
     if host is None or need <= host.headroom_bytes:
         return
-    room = max(0, host.headroom_bytes - ENSEMBLE_BLOCK_BYTES) // (ENSEMBLE_COPIES * 8 * n)
+    room = max(0, host.headroom_bytes - ENSEMBLE_BASE_BYTES - ENSEMBLE_BLOCK_BYTES) // (ENSEMBLE_COPIES * 8 * n)
     fits = (f"at most T = {room // agents} time steps of {agents} agents fit, or {room // T} agents of {T} steps"
             if room // agents >= 1 else "no ensemble of these units fits")
     raise ValueError(f"X of {agents} agents x {T} time steps x {n} units needs about {need / 2**30:.3g} GiB for "
-                     f"the per-agent estimate ({ENSEMBLE_COPIES} working copies of the data beside "
-                     f"{ENSEMBLE_BLOCK_BYTES // 2**20} MiB of blocks; docs/performance.md), more than the tightest "
+                     f"the per-agent estimate ({ENSEMBLE_COPIES} working copies of the data beside at most "
+                     f"{(ENSEMBLE_BASE_BYTES + ENSEMBLE_BLOCK_BYTES) // 2**20} MiB of blocks; docs/performance.md), "
+                     "more than the tightest "
                      f"host memory limit leaves, {describe(host)}: {fits}; estimate a subset of the time steps or "
                      "agents")
 

@@ -280,7 +280,7 @@ def test_a_recording_too_large_for_the_memory_limit_is_refused_in_one_line(tmp_p
     # limit. Reference: the plan's own arithmetic (estimate.ensemble_bytes) against the limit the child runs under
     from clitools import run_limited
 
-    from cognition.phi.estimate import ENSEMBLE_BLOCK_BYTES, ENSEMBLE_COPIES, ensemble_bytes
+    from cognition.phi.estimate import ENSEMBLE_BASE_BYTES, ENSEMBLE_BLOCK_BYTES, ENSEMBLE_COPIES, ensemble_bytes
 
     agents, T, n = 20, 120_000, 5                               # 96 MB of data: about 1.2 GB planned
     np.save(tmp_path / "long.npy", np.random.default_rng(0).standard_normal((agents, T, n)))
@@ -294,5 +294,7 @@ def test_a_recording_too_large_for_the_memory_limit_is_refused_in_one_line(tmp_p
     assert f"needs about {need / 2**30:.3g} GiB" in line and "RLIMIT_AS" in line and "at most T = " in line, line
     fits = int(line.split("at most T = ")[1].split()[0])
     left = float(line.split(" GiB left")[0].rsplit(", ", 1)[1]) * 2**30
-    assert abs(fits - (left - ENSEMBLE_BLOCK_BYTES) / (ENSEMBLE_COPIES * 8 * n * agents)) < 0.01 * fits + 2, line
+    blocks = ENSEMBLE_BASE_BYTES + ENSEMBLE_BLOCK_BYTES  # at long T the replicate blocks are full
+    assert need == blocks + ENSEMBLE_COPIES * 8 * agents * T * n
+    assert abs(fits - (left - blocks) / (ENSEMBLE_COPIES * 8 * n * agents)) < 0.01 * fits + 2, line
     assert out.wall_s < 60 and out.stdout == ""
