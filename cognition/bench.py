@@ -33,6 +33,8 @@ SUITES = {
                   "(with and without module memory), relays and feedforward workspaces",
     "compare": "false-positive rate of cognition.report's across-run test (headline Phi) on same-mode, "
                "different-seed groups",
+    "analysis": "the end-of-run analysis's time and peak memory against the cycles' own, by run length and agents, "
+                "beside the arithmetic floor of its statistics",
     "lag": "lag='auto' on coupled oscillators and their shuffled controls (power, false positives), and its rule "
            "against known time scales",
     "intervention": "IIT 4.0 by intervention on known networks through the real loop (error, interval coverage, "

@@ -177,3 +177,18 @@ def test_lag_suite_writes_its_rows_and_refuses_bad_flags_in_one_line(tmp_path):
                               ("--units", "9", "--units 9: at most --trials (6)")):
         bad = command("cognition.bench", "lag", "--trials", "6", flag, value)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and says in bad.stderr, bad.stderr
+
+
+def test_analysis_suite_reads_each_runs_phases_and_counts_its_floor(tmp_path):
+    # one small main job: the phases its own progress lines print, its report's peak RSS, and the floor's
+    # arithmetic (reference: the formula written out here for 5 agents x 30 cycles, 7 units, lag 1)
+    res, out = bench(tmp_path, "analysis", "--cycles", "30", "--agents-at", "5", "--agents")
+    (row,) = out["rows"]
+    assert (row["agents"], row["cycles"]) == (5, 30)
+    assert row["cycles_s"] > 0 and row["analysis_s"] > 0 and row["report_s"] >= 0 and row["peak_rss_bytes"] > 2**20
+    rows, replicates = 4 * 5, 40
+    assert row["floor_flops"]["covariances"] == 2 * (1 + replicates) * rows * 30 * 14 ** 2
+    assert row["floor_flops"]["test_pairs"] == 2 * 2 * 3 * 25 * 30 * 49
+    assert "5 agents x 30 cycles: cycles" in res.stdout
+    bad = command("cognition.bench", "analysis", "--cycles", "1000000", "--agents-at", "100")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "above the limit" in bad.stderr, bad.stderr

@@ -8,7 +8,7 @@ from cognition.reporting.sections import criterion_value
 SUITE_FLAG = {"phi": "--repeats", "quantum": "--sets", "iit3": "--nodes", "agents": "--agents",
               "runtime": "--planned", "calibration": "--systems", "workspace": "--seeds",
               "compare": "--group-size", "meanci": "--truth-windows", "directions": "--draws",
-              "iit4": "--pyphi-structure-max-nodes", "intervention": "--arch-draws", "lag": "--couplings"}
+              "iit4": "--pyphi-structure-max-nodes", "intervention": "--arch-draws", "lag": "--couplings", "analysis": "--cycles-at"}
 
 
 @pytest.mark.parametrize("suite", sorted(SUITES))
