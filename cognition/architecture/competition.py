@@ -1,7 +1,7 @@
 """Competition metrics of the workspace: who wins, how often it changes, how long a winner holds.
 
 Per cycle, every batch row's winner (metrics.jsonl ``winners``, one character per row:
-:func:`encode_winners`, :func:`decode_winners`), and (:func:`cycle_competition`, in metrics.jsonl
+:mod:`cognition.architecture.winners`), and (:func:`cycle_competition`, in metrics.jsonl
 as ``competition``), over the run's agents: the share of agents whose winner changed since the last cycle, the
 share with no access (no module ignited), the mean bid (surprise) of each module and
 the dwell episodes that ended this cycle ({module: {length: count}}: module m held the
@@ -24,37 +24,10 @@ import math
 
 import numpy as np
 
-from cognition.architecture.workspace import NO_ACCESS, ignition_curve
+from cognition.architecture.winners import NO_ACCESS
+from cognition.architecture.workspace import ignition_curve
 
 IGNITION_STRENGTHS = np.round(np.linspace(-2.0, 4.0, 61), 10)  # bids swept, in SDs of surprise
-# a winner as one character: module index i (in the loop's module order) -> WINNER_CODES[i], no access -> "."
-WINNER_CODES = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-NO_ACCESS_CODE = "."
-
-
-def encode_winners(winner) -> str:
-    """Every row's winner as one character each, in row order: the module's index in the loop's module
-    order as ``WINNER_CODES[i]`` ("0".."9", then letters), no access (-1) as ".". winner: (rows,) integers."""
-    winner = np.asarray(winner, dtype=np.int64)
-    if winner.size and int(winner.max()) >= len(WINNER_CODES):
-        raise ValueError(f"winner index {int(winner.max())}: at most {len(WINNER_CODES)} modules can be recorded")
-    codes = np.frombuffer((WINNER_CODES + NO_ACCESS_CODE).encode("ascii"), dtype=np.uint8)
-    return codes[winner].tobytes().decode("ascii")  # -1 indexes the last code, "."
-
-
-def decode_winners(text: str) -> np.ndarray:
-    """(rows,) int64 winners of :func:`encode_winners`'s string: module index, -1 for no access."""
-    lookup = np.full(128, -2, dtype=np.int64)
-    lookup[np.frombuffer(WINNER_CODES.encode("ascii"), dtype=np.uint8)] = np.arange(len(WINNER_CODES))
-    lookup[ord(NO_ACCESS_CODE)] = NO_ACCESS
-    raw = np.frombuffer(text.encode("ascii", errors="replace"), dtype=np.uint8)
-    out = lookup[np.minimum(raw, 127)]
-    if (out == -2).any():
-        bad = text[int(np.argmax(out == -2))]
-        raise ValueError(f"winners record holds {bad!r}, not a winner code ({WINNER_CODES} or {NO_ACCESS_CODE!r})")
-    return out
-
-
 def cycle_competition(per_agent: dict, modules: list[str], cycle: int) -> dict:
     """One cycle's competition figures from the per-agent diagnostics of the run's agents."""
     winner = per_agent["winner"].cpu().numpy()

@@ -94,7 +94,7 @@ class CycleRecord:
     phi: dict | None = None
     phi_note: str | None = None  # why phi is None after the window filled (e.g. a constant unit)
     competition: dict | None = None  # switches, bids, dwell episodes that ended (cognition.architecture.competition)
-    winners: str | None = None  # every batch row's winner, one character each (competition.encode_winners)
+    winners: str | None = None  # every batch row's winner, one character each (winners.encode_winners)
 
 
 class IntegrationLoop:
@@ -330,7 +330,8 @@ class IntegrationLoop:
         return LoopState(cycle, broadcast, modules, workspace), per_agent, signals
 
     def _record(self, cycle: int, per_agent: dict, window, signals: np.ndarray) -> CycleRecord:
-        from cognition.architecture.competition import cycle_competition, encode_winners
+        from cognition.architecture.competition import cycle_competition
+        from cognition.architecture.winners import encode_winners
 
         mine = slice_tree(per_agent, self.intact)
         share = self.winner_share(per_agent["winner"])

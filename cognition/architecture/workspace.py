@@ -60,12 +60,12 @@ import networkx as nx
 import numpy as np
 import torch
 
+from cognition.architecture.winners import NO_ACCESS  # noqa: F401 (the workspace's winner when none ignited)
 from cognition.errors import ConfigError
 from cognition.modules.base import batch_stable
 
 BROADCAST = "broadcast"
 WORKSPACE = "workspace"
-NO_ACCESS = -1  # winner when no module ignited
 WORKSPACE_STATE = ("access", "fatigue", "evidence")  # the competition's state tensors (beside winner and dwell)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from cognition.reporting import frames
 from cognition.reporting.explain import explain
-from cognition.architecture.competition import decode_winners
+from cognition.architecture.winners import decode_winners
 from cognition.architecture.controls import population, split_rows
 from cognition.errors import UsageError
 from cognition.runtime.unit_history import HISTORY_NAME

@@ -25,7 +25,7 @@ import torch
 
 from cognition.config.schema import ABSENT, diff as _diff
 from cognition.errors import CheckpointError, ModuleFault, RunStopped, StopNow, abbreviate, classify_oom
-from cognition.architecture.competition import encode_winners
+from cognition.architecture.winners import encode_winners
 from cognition.architecture.loop import WORKSPACE_SIGNALS, IntegrationLoop, LoopState, workspace_units
 from cognition.simulator.runfiles import RunFiles
 from cognition.architecture.streams import PREVIOUS_SCHEME, SCHEME as STREAMS_SCHEME

@@ -3,7 +3,7 @@ cannot hold. Reference: the documented alphabet, written out by hand here."""
 import numpy as np
 import pytest
 
-from cognition.architecture.competition import decode_winners, encode_winners
+from cognition.architecture.winners import decode_winners, encode_winners
 
 
 def test_the_documented_alphabet_round_trips():
@@ -19,3 +19,14 @@ def test_what_cannot_be_coded_is_one_line():
     for bad in ("01-", "0é"):
         with pytest.raises(ValueError, match="not a winner code"):
             decode_winners(bad)
+
+
+def test_reading_runs_back_does_not_import_torch():
+    # a command's host-memory check runs before torch maps its libraries (tests/runtime/test_memory_limits.py
+    # caught cognition.api importing torch through the winners' decoder)
+    import subprocess
+    import sys
+
+    code = "import sys, cognition.api, cognition.reporting.results; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
