@@ -37,6 +37,19 @@ def int_at_least(minimum: int):
     return parse
 
 
+def lag_value(text: str):
+    """An argparse type: the lag of a Phi estimate, an integer >= 1 or 'auto' (cognition.phi.autolag)."""
+    if text == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{abbreviate(text)} is not an integer, or 'auto'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{value}' is not allowed: expected 'auto' or an integer >= 1")
+    return value
+
+
 def int_between(minimum: int, maximum: int):
     """An argparse type: an integer from ``minimum`` to ``maximum`` (both allowed), else one line naming the
     value (abbreviated: cognition.errors.abbreviate) and the range, e.g.

@@ -14,7 +14,6 @@ rule ``lag="auto"`` uses and by the first minimum of the auto mutual information
 """
 from __future__ import annotations
 
-import argparse
 import time
 import zlib
 
@@ -23,7 +22,7 @@ import numpy as np
 from cognition.analysis.summary import integration_verdict
 from cognition.benchmarks import refuse, suite_parser
 from cognition.benchmarks.compare import rate
-from cognition.cli import MAX_WORKERS, int_between
+from cognition.cli import MAX_WORKERS, int_between, lag_value
 from cognition.phi.validation import MAX_RESAMPLES
 from cognition.runtime.lifeline import bound_pool
 from cognition.runtime.threads import cpu_threads
@@ -32,25 +31,13 @@ RULE_DRAWS = 20  # systems per row of the rule's check against known time scales
 AR_RHOS = (0.5, 0.8, 0.95)
 
 
-def _lag_value(text: str):
-    if text == "auto":
-        return "auto"
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: expected 'auto' or an integer >= 1")
-    return value
-
-
 def _parser():
     p = suite_parser("lag", description=__doc__.splitlines()[0])
     p.add_argument("--draws", type=int_between(1, 100_000), default=100,
                    help="systems per coupling, each with its shuffled control (default 100)")
     p.add_argument("--couplings", type=float, nargs="+", default=[0.5, 1.5, 3.0], metavar="K",
                    help="Kuramoto coupling strengths, rad per unit time, 0 to 100 (default 0.5 1.5 3.0)")
-    p.add_argument("--lags", type=_lag_value, nargs="+", default=["auto", 1], metavar="LAG",
+    p.add_argument("--lags", type=lag_value, nargs="+", default=["auto", 1], metavar="LAG",
                    help="lags to estimate at: 'auto' and integers >= 1 (default auto 1)")
     p.add_argument("--trials", type=int_between(5, 1000), default=20, help="trials per system (default 20)")
     p.add_argument("--cycles", type=int_between(20, 20_000), default=300, help="samples per trial (default 300)")
@@ -129,9 +116,10 @@ def rule_rows(seed: int, trials: int, cycles: int, units: int) -> list[dict]:
     AR(1) units of coefficient rho (decorrelation time ceil(-1 / ln rho)) and the oscillators at coupling 1.5
     (a quarter of the mean period, 2 pi / omega / dt / 4 samples)."""
     from cognition.phi.autolag import choose_lag, first_ami_minimum
+    from cognition.phi.estimate import auto_lag_range
     from cognition.phi.calibration import independent_ar1, kuramoto
 
-    max_lag = max(1, min(cycles - 6 * units, cycles // 4))
+    max_lag = auto_lag_range(trials, cycles, units, "agent")
     cases = [(f"AR(1) rho {rho}", float(np.ceil(-1.0 / np.log(rho))), "decorrelation time",
               lambda rng, rho=rho: independent_ar1(rng, trials, cycles, units, rho)) for rho in AR_RHOS]
     cases.append(("Kuramoto K 1.5", 2 * np.pi / 1.0 / 0.25 / 4, "quarter period",

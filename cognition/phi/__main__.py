@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cognition.analysis.summary import integration_verdict
 from cognition.cli import (EXIT_OK, EXIT_USAGE, OneLineParser, check_output_file, int_at_least, int_between,
-                           non_empty_path)
+                           lag_value, non_empty_path)
 from cognition.errors import UsageError, first_line
 from cognition.reporting.datafile import AXES, CSV_COLUMNS, MAX_FILE_BYTES, DataSeries, read_series
 from cognition.phi.estimate import DEFAULT_SURROGATES, REPORTED, estimate
@@ -40,16 +40,6 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _lag(text: str):
-    """An argparse type: an integer >= 1, or 'auto'."""
-    if text == "auto":
-        return "auto"
-    try:
-        return int_at_least(1)(text)
-    except argparse.ArgumentTypeError as exc:
-        raise argparse.ArgumentTypeError(f"{exc}, or 'auto'") from None
-
-
 def _parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description=(
         "Phi of your own data: the calibrated ensemble estimate of cognition.phi.estimate (per-agent Phi, "
@@ -64,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--var", metavar="NAME", help="the data variable of a .nc file holding several")
     p.add_argument("--json", metavar="OUT", type=non_empty_path, help="also write the result as JSON to OUT")
     p.add_argument("--measure", choices=REPORTED[::-1], default="phi_r", help="the headline measure (default phi_r)")
-    p.add_argument("--lag", type=_lag, default=1, help=(
+    p.add_argument("--lag", type=lag_value, default=1, help=(
         "time steps between past and present (default 1), or 'auto': the median over every agent's units of each "
         "series' decorrelation time (its first lag with |autocorrelation| <= 1/e; docs/phi.md, 'Choosing the lag')"))
     p.add_argument("--surrogates", type=int_between(1, MAX_RESAMPLES), default=DEFAULT_SURROGATES,

@@ -189,14 +189,20 @@ def check_ensemble_memory(agents: int, T: int, n: int, limits: list | None = Non
                      "agents")
 
 
+def auto_lag_range(agents: int, T: int, n: int, centre: str = "auto") -> int:
+    """The largest lag ``lag="auto"`` considers on (agents, T, n): what the estimator allows (T - 6 n per agent,
+    its calibrated minimum length; T - 1 pooled), at most T // 4."""
+    room = T - PAIRS_PER_VARIABLE * 2 * n if resolve_centre(centre, agents) == "agent" else T - 1
+    return min(room, T // 4)
+
+
 def _auto_lag(X, centre: str) -> tuple[np.ndarray, LagChoice]:
     """X as (agents, T, n) float64 and the lag ``lag="auto"`` chooses on it (cognition.phi.autolag), within the
     largest lag the estimator allows on X: T - 6 n per agent (its calibrated minimum length), T - 1 pooled,
     and at most T // 4."""
     X = check_series(X, 1)
     agents, T, n = X.shape
-    room = T - PAIRS_PER_VARIABLE * 2 * n if resolve_centre(centre, agents) == "agent" else T - 1
-    max_lag = min(room, T // 4)
+    max_lag = auto_lag_range(agents, T, n, centre)
     if max_lag < 1:
         raise ValueError(f"lag='auto': X has T={T} time steps per series, too few for any lag above 1 to be "
                          f"considered (the estimator needs T >= {PAIRS_PER_VARIABLE * 2 * n} + lag, and auto looks "
