@@ -46,7 +46,7 @@ def lag_value(text: str):
     except ValueError:
         raise argparse.ArgumentTypeError(f"{abbreviate(text)} is not an integer, or 'auto'") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"'{value}' is not allowed: expected 'auto' or an integer >= 1")
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: expected an integer >= 1, or 'auto'")
     return value
 
 

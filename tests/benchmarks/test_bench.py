@@ -173,7 +173,7 @@ def test_lag_suite_writes_its_rows_and_refuses_bad_flags_in_one_line(tmp_path):
                                                    "Kuramoto K 1.5"]
     assert "K 1.5, shuffled, lag auto" in res.stdout
     for flag, value, says in (("--couplings", "-1", "--couplings -1.0: allowed 0 to 100"),
-                              ("--lags", "0", "'0' is not allowed: expected 'auto' or an integer >= 1"),
+                              ("--lags", "0", "0 is not allowed: expected an integer >= 1, or 'auto'"),
                               ("--units", "9", "--units 9: at most --trials (6)")):
         bad = command("cognition.bench", "lag", "--trials", "6", flag, value)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and says in bad.stderr, bad.stderr
