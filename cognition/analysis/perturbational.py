@@ -29,6 +29,7 @@ Binomial(draws, p0) shows what sampling error alone gives a reducible system.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -246,11 +247,63 @@ def _defined(call):
         raise
 
 
-def _phi(tpm: np.ndarray, state: np.ndarray):
-    """phi.iit4 of ``tpm`` in ``state``, or None where the state is unreachable under it."""
+def _phi(tpm: np.ndarray, state: np.ndarray, tolerances: dict | None = None):
+    """phi.iit4 of ``tpm`` in ``state`` (with ``tolerances``: :func:`tie_tolerances`), or None where the state is
+    unreachable under it."""
     from cognition.phi.iit4 import iit4
 
-    return _defined(lambda: iit4(tpm, tuple(int(b) for b in state), validate_state=False))
+    return _defined(lambda: iit4(tpm, tuple(int(b) for b in state), validate_state=False, **(tolerances or {})))
+
+
+#: resampled TPMs per agent from which :func:`tie_tolerances` measures the estimate's sampling error (a stream of
+#: their own: the tolerances, so phi_s, do not depend on how many bootstrap TPMs the interval asks for)
+TOLERANCE_RESAMPLES = 20
+TOLERANCE_STREAM = 46
+
+
+def tie_tolerances(tpm: np.ndarray, state: np.ndarray, draws: int, rng: np.random.Generator,
+                   resamples: int = TOLERANCE_RESAMPLES) -> dict:
+    """The tolerances within which ``phi.iit4`` treats an estimated TPM's cause and effect states, and its
+    partitions, as tied (its ``state_tolerance`` and ``partition_tolerance``, one value per state and per
+    partition).
+
+    Exact phi_s is not continuous where two partitions tie on normalized phi (the larger phi wins) or two states
+    on intrinsic information: a sampled TPM is never tied, so the plain estimate converges to the wrong side of
+    the jump (the OR / AND / XOR network: exact 0.2937 bits, the plain estimate 0.147 at any number of draws;
+    docs/iit4.md). A state or partition within kappa standard errors of its gap to the extreme is treated as
+    tied, kappa = sqrt(ln draws) (generalised moment selection, Andrews & Soares 2010, Econometrica 78:119, with
+    their kappa_n = sqrt(ln n)): true ties are kept with probability -> 1, and true gaps, fixed while the standard
+    errors shrink like 1/sqrt(draws), are dropped, so the estimate is consistent for the tied value. Each gap's
+    standard error (every state's ii minus the maximal state's; every partition's normalized phi minus the
+    MIP's, at the estimate's maximal states) is its SD over ``resamples`` TPMs resampled from the counts (each
+    marginal Binomial(draws, p) / draws). Empty (PyPhi's rule) where the MIP's normalized phi is itself within
+    kappa standard errors of 0 (at phi_s = 0 every tied partition and pair has phi 0, so widening the ties there
+    only lets noise in: the maximum over near-zero partitions with many severed connections; on independent
+    self-loops it raised the test's false positives from 0 to 6 of 50), or where fewer than two resampled TPMs
+    give finite values."""
+    from cognition.phi.iit4.sia import tie_values
+
+    keys = ("ii_cause", "ii_effect", "normalized")
+    point = _defined(lambda: tie_values(tpm, state))
+    if point is None or not all(np.isfinite(point[k]).all() for k in keys):  # unreachable: phi_s undefined anyway
+        return {}
+    zc, ze = point["cause_state"], point["effect_state"]
+    best = int(np.argmin(point["normalized"]))
+    reps = [_defined(lambda t=t: tie_values(t, state, cause_state=zc, effect_state=ze))
+            for t in (rng.binomial(draws, tpm) / draws for _ in range(resamples))]
+    reps = [r for r in reps if r is not None and all(np.isfinite(r[k]).all() for k in keys)]
+    if len(reps) < 2:
+        return {}
+    kappa = math.sqrt(math.log(max(draws, 2)))
+    if point["normalized"][best] <= kappa * np.std([r["normalized"][best] for r in reps], ddof=1):
+        return {}  # the MIP within its noise of 0: a tie at 0 has phi 0 in every tied partition and pair
+
+    def tolerance(key, at):
+        values = np.stack([r[key] for r in reps])
+        return kappa * (values - values[:, [at]]).std(axis=0, ddof=1)
+
+    return {"state_tolerance": (tolerance("ii_cause", zc), tolerance("ii_effect", ze)),
+            "partition_tolerance": tolerance("normalized", best)}
 
 
 def kl_floor(tpm: np.ndarray, draws: int, rng: np.random.Generator, replicates: int = 20) -> float:
@@ -296,26 +349,30 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
     from cognition.phi.iit4.limits import MAX_STRUCTURE_NODES
 
     rng = np.random.default_rng(seed)
+    tie_rng = np.random.default_rng((seed, TOLERANCE_STREAM))
     K, bits, names = ptpm.draws, state_bits(ptpm.n), ptpm.unit_names
     out = []
     for a in (range(ptpm.tpm.shape[0]) if agents is None else agents):
         tpm, state = ptpm.tpm[a], bits[ptpm.modal_state()[a]]
-        r = _phi(tpm, state)
+        ties = tie_tolerances(tpm, state, K, tie_rng)
+        r = _phi(tpm, state, ties)
         if r is None:
             out.append({"agent": int(a), "state": {n: int(b) for n, b in zip(names, state)}, "phi_s": None,
                         "phi_s_ci": None, "p_value": None, "mip": None, "kl_bits": float(ptpm.kl_bits[a]),
                         "note": f"the state is unreachable under the sampled TPM ({K} draws): phi_s is undefined"})
             continue
         # resampled TPMs under which the state is unreachable (phi_s undefined) are left out of the distributions
-        drawn = [(t, _phi(t, state)) for t in (rng.binomial(K, tpm) / K for _ in range(bootstrap))]
+        drawn = [(t, _phi(t, state, ties)) for t in (rng.binomial(K, tpm) / K for _ in range(bootstrap))]
         resampled, boots = [t for t, v in drawn if v is not None], [v.phi_s for _, v in drawn if v is not None]
         p0 = cut_null(tpm, r.partition.parts, r.partition.directions) if r.partition is not None else \
             independent_null(tpm)
-        nulls = [v.phi_s for v in (_phi(rng.binomial(K, p0) / K, state) for _ in range(null)) if v is not None]
+        nulls = [v.phi_s for v in (_phi(rng.binomial(K, p0) / K, state, ties) for _ in range(null)) if v is not None]
         entry = {"agent": int(a), "state": {n: int(b) for n, b in zip(names, state)}, "phi_s": float(r.phi_s),
                  "phi_s_ci": _interval(boots, confidence, r.phi_s),
                  "p_value": (1 + sum(v >= r.phi_s for v in nulls)) / (1 + len(nulls)) if nulls else None,
-                 "mip": r.partition.labelled(names) if r.partition is not None else None, "kl_bits": float(ptpm.kl_bits[a]),
+                 "mip": r.partition.labelled(names) if r.partition is not None else None,
+                 "tied": _tied(r),
+                 "kl_bits": float(ptpm.kl_bits[a]),
                  "kl_floor_bits": kl_floor(tpm, K, rng)}
         if complexes:
             cx = maximal_complex(tpm, tuple(int(b) for b in state), validate_state=False)
@@ -324,19 +381,26 @@ def iit4_by_intervention(ptpm: PerturbationalTPM, *, bootstrap: int = DEFAULTS["
             entry["complex_phi_s"] = float(m.phi_s) if m is not None else 0.0
             entry["complexes"] = [[names[i] for i in c.nodes] for c in cx.complexes]
             entry["complex_phi_s_ci"] = entry["big_phi"] = entry["big_phi_ci"] = None
-            if m is not None:  # the complex's units held fixed across the resampled TPMs
-                st = tuple(int(b) for b in state)
+            st = tuple(int(b) for b in state)
+            if m is not None and len(m.nodes) == ptpm.n:  # the whole system: its phi_s, tie-aware, is the one above
+                entry["complex_phi_s"], entry["complex_phi_s_ci"] = entry["phi_s"], entry["phi_s_ci"]
+            elif m is not None:  # the complex's units held fixed across the resampled TPMs
                 sub = [_defined(lambda t=t: iit4(t, st, nodes=m.nodes, validate_state=False)) for t in resampled]
                 entry["complex_phi_s_ci"] = _interval([v.phi_s for v in sub if v is not None], confidence, m.phi_s)
-                if len(m.nodes) <= MAX_STRUCTURE_NODES:
-                    big = [_defined(lambda t=t: phi_structure(t, st, nodes=m.nodes, validate_state=False))
-                           for t in [tpm, *resampled]]
-                    if big[0] is not None:
-                        entry["big_phi"] = float(big[0].big_phi)
-                        entry["big_phi_ci"] = _interval([v.big_phi for v in big[1:] if v is not None], confidence,
-                                                        big[0].big_phi)
+            if m is not None and len(m.nodes) <= MAX_STRUCTURE_NODES:
+                big = [_defined(lambda t=t: phi_structure(t, st, nodes=m.nodes, validate_state=False))
+                       for t in [tpm, *resampled]]
+                if big[0] is not None:
+                    entry["big_phi"] = float(big[0].big_phi)
+                    entry["big_phi_ci"] = _interval([v.big_phi for v in big[1:] if v is not None], confidence,
+                                                    big[0].big_phi)
         out.append(entry)
     return out
+
+
+def _tied(result) -> dict:
+    """How many cause and effect states the estimate treated as tied at the maximum (:func:`tie_tolerances`)."""
+    return {"cause_states": len(result.cause_ties), "effect_states": len(result.effect_ties)}
 
 
 def summarize(per_agent: list[dict], confidence: float = 0.95, alpha: float = 0.05) -> dict:

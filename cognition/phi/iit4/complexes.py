@@ -23,7 +23,16 @@ import numpy as np
 from ..iit3.tpm import _check_state
 from .cause_effect import _prepare
 from .limits import check_size
-from .sia import PRECISION, SystemIrreducibility, _check_formalism, _eq, _validated, analyze_candidate
+from .sia import (
+    PRECISION,
+    SystemIrreducibility,
+    _check_formalism,
+    _eq,
+    _validated,
+    analyze_candidate,
+    check_partition_tolerance,
+    check_state_tolerance,
+)
 from .structure import phi_structure
 
 
@@ -115,7 +124,8 @@ def _cliques(items: list[SystemIrreducibility]) -> list[list[SystemIrreducibilit
 
 def maximal_complex(tpm, state, cm=None, formalism: str = "IIT_4_0_2023",
                     big_phi: Callable | None = None, validate_state: bool = True,
-                    max_nodes: int | None = None) -> ComplexAnalysis:
+                    max_nodes: int | None = None, state_tolerance=None,
+                    partition_tolerance=None) -> ComplexAnalysis:
     """Exclusion over all candidate systems: the complexes and the maximal complex.
 
     Args:
@@ -131,6 +141,8 @@ def maximal_complex(tpm, state, cm=None, formalism: str = "IIT_4_0_2023",
             state then raises ValueError, as PyPhi does.
         max_nodes: the largest network whose candidate systems are all computed (default None: 8, as
             :func:`.sia.iit4`); a larger one is refused before any work.
+        state_tolerance, partition_tolerance: as :func:`.sia.iit4`, for every candidate system (so the state
+            tolerance is a number or a pair of numbers, not one value per state).
 
     Returns:
         :class:`ComplexAnalysis`.
@@ -141,6 +153,13 @@ def maximal_complex(tpm, state, cm=None, formalism: str = "IIT_4_0_2023",
     sbn, cm_arr = _validated(tpm, cm)
     full = _check_state(state, sbn.shape[1])
     check_size(sbn.shape[1], "maximal_complex", max_nodes)
+    if state_tolerance is not None:
+        pair = state_tolerance if isinstance(state_tolerance, (tuple, list)) else (state_tolerance,)
+        if any(np.ndim(v) for v in pair):
+            raise ValueError(f"state_tolerance: got one value per state; allowed for maximal_complex: None, a number "
+                             "or a pair (cause, effect) of numbers, the same for every candidate system")
+        check_state_tolerance(state_tolerance, sbn.shape[1])
+    check_partition_tolerance(partition_tolerance)  # a number: one per partition would differ in size by candidate
     effect_cache: dict = {}
     factor_cache: dict = {}
     results = []
@@ -151,7 +170,7 @@ def maximal_complex(tpm, state, cm=None, formalism: str = "IIT_4_0_2023",
             if not validate_state:
                 raise
             continue
-        results.append(analyze_candidate(cs, formalism, effect_cache))
+        results.append(analyze_candidate(cs, formalism, effect_cache, state_tolerance, partition_tolerance))
     irreducible = [r for r in results if r.phi_s > PRECISION]
     ordered = sorted(irreducible, key=_ByPhi, reverse=True)
     accepted: list[SystemIrreducibility] = []

@@ -181,9 +181,49 @@ class _Spec:
     states: tuple[int, ...]  # state indices tied at max
 
 
-def _specify(values: np.ndarray) -> _Spec:
+def _specify(values: np.ndarray, tolerance=None) -> _Spec:
+    """The maximal ii and the states tied at it: equal to it exactly (PyPhi), or within ``tolerance`` bits of it
+    (a number, or one per state) where a tolerance is given."""
     best = float(values.max())
-    return _Spec(best, tuple(int(r) for r in np.flatnonzero(values == best)))
+    tied = values == best if tolerance is None else values >= best - tolerance
+    return _Spec(best, tuple(int(r) for r in np.flatnonzero(tied)))
+
+
+def check_state_tolerance(tolerance, k: int):
+    """(cause, effect) tolerances for :func:`_specify` from ``state_tolerance`` (see :func:`iit4`), for a candidate
+    system of k units; ValueError naming what is allowed."""
+    allowed = ("allowed: None (PyPhi's exact ties), a number >= 0 of bits, or a pair (cause, effect) of such "
+               f"numbers or of {1 << k} values, one per state of the {k}-unit system")
+    if tolerance is None:
+        return None, None
+    pair = tolerance if isinstance(tolerance, (tuple, list)) and len(tolerance) == 2 else (tolerance, tolerance)
+    out = []
+    for side in pair:
+        try:
+            arr = np.asarray(side, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"state_tolerance: got {tolerance!r}; {allowed}") from None
+        if arr.shape not in ((), (1 << k,)) or not np.isfinite(arr).all() or (arr < 0).any():
+            raise ValueError(f"state_tolerance: got {np.array2string(np.asarray(side), threshold=6)}; {allowed}")
+        out.append(float(arr) if arr.ndim == 0 else arr)
+    return out[0], out[1]
+
+
+def check_partition_tolerance(tolerance, k: int | None = None):
+    """``partition_tolerance`` (see :func:`iit4`) as None, a float or a (P,) array for a k-unit system (k None: a
+    number only); ValueError naming what is allowed."""
+    if tolerance is None:
+        return None
+    count = len(partition_table(k)) if k is not None else None
+    allowed = ("allowed: None (PyPhi's ties, within 1e-13), a number >= 0 of bits per severed connection" +
+               (f", or {count} such numbers, one per directed partition of the {k}-unit system" if count else ""))
+    try:
+        arr = np.asarray(tolerance, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"partition_tolerance: got {tolerance!r}; {allowed}") from None
+    if arr.shape not in ((), (count,)) or not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError(f"partition_tolerance: got {np.array2string(arr, threshold=6)}; {allowed}")
+    return float(arr) if arr.ndim == 0 else arr
 
 
 @dataclass
@@ -373,7 +413,9 @@ class _Key:
         return self.lex < other.lex
 
 
-def _find_mip(prep: _Prepared, table: PartitionTable, zc: int, ze: int) -> _Mip:
+def _find_mip(prep: _Prepared, table: PartitionTable, zc: int, ze: int, tolerance: float | None = None) -> _Mip:
+    """The MIP among the partitions for cause state zc and effect state ze (step 3 of the module docstring);
+    ``tolerance``: partitions whose normalized phi lies within it of the minimum tie with it (see :func:`iit4`)."""
     phi_c, phi_e = _phi_arrays(prep, table, zc, ze)
     signed = np.minimum(phi_c, phi_e)
     phi = np.maximum(signed, 0.0)
@@ -382,8 +424,12 @@ def _find_mip(prep: _Prepared, table: PartitionTable, zc: int, ze: int) -> _Mip:
     phi = phi[:stop]
     norm = np.maximum(signed[:stop] * (1.0 / table.n_cut[:stop]), 0.0)
     lo = float(norm.min())
-    window = np.flatnonzero(norm <= lo + max(1e-9, 1e-9 * abs(lo)))
-    keys = [_Key(float(norm[i]), -float(phi[i]), table.lex_key(int(i))) for i in window]
+    exact = max(1e-9, 1e-9 * abs(lo))
+    tolerant = tolerance is not None and np.any(tolerance)
+    extra = 0.0 if not tolerant else (tolerance[:stop] if np.ndim(tolerance) else tolerance)
+    window = np.flatnonzero(norm <= lo + np.maximum(exact, extra))
+    # within a tolerance every partition of the window ties on normalized phi: the largest phi, then lex, wins
+    keys = [_Key(lo if tolerant else float(norm[i]), -float(phi[i]), table.lex_key(int(i))) for i in window]
     best = keys[0]
     for key in keys[1:]:
         if key < best:
@@ -453,23 +499,26 @@ def _null(cs_nodes, state, formalism, reason, spec_c=None, spec_e=None, k=0) -> 
     )
 
 
-def analyze_candidate(cs: CandidateSystem, formalism: str = "IIT_4_0_2023", _cache: dict | None = None) -> SystemIrreducibility:
-    """phi_s of a prepared candidate system (see the module docstring)."""
+def analyze_candidate(cs: CandidateSystem, formalism: str = "IIT_4_0_2023", _cache: dict | None = None,
+                      state_tolerance=None, partition_tolerance=None) -> SystemIrreducibility:
+    """phi_s of a prepared candidate system (see the module docstring; the tolerances as :func:`iit4`)."""
     formalism = _check_formalism(formalism)
     k = cs.size
+    tol_c, tol_e = check_state_tolerance(state_tolerance, k)
+    tol_p = check_partition_tolerance(partition_tolerance, k)
     if k > 1 and not is_strongly_connected(cs.inputs):
         return _null(cs.nodes, cs.state, formalism, "not strongly connected")
     if k == 1 and not cs.cm[0, 0]:
         return _null(cs.nodes, cs.state, formalism, "single unit without a self-loop")
     prep = _prepare_state(cs, {} if _cache is None else _cache)
-    spec_c, spec_e = _specify(prep.ii_c), _specify(prep.ii_e)
+    spec_c, spec_e = _specify(prep.ii_c, tol_c), _specify(prep.ii_e, tol_e)
     # PyPhi compares ii <= 0 as a PyPhiFloat: within 1e-13 of 0 counts as no cause/effect
     if spec_c.ii <= PRECISION or spec_e.ii <= PRECISION:
         why = " and ".join(w for w, sp in (("no cause", spec_c), ("no effect", spec_e)) if sp.ii <= PRECISION)
         return _null(cs.nodes, cs.state, formalism, why, spec_c, spec_e, k)
     table = partition_table(k)
     pairs = [(c, e) for c in spec_c.states for e in spec_e.states]
-    mips = {pair: _find_mip(prep, table, *pair) for pair in pairs}
+    mips = {pair: _find_mip(prep, table, *pair, tol_p) for pair in pairs}
     if len(pairs) == 1:
         chosen = pairs[0]
     else:
@@ -505,6 +554,27 @@ def analyze_candidate(cs: CandidateSystem, formalism: str = "IIT_4_0_2023", _cac
     )
 
 
+def tie_values(tpm, state, nodes=None, cause_state: int | None = None, effect_state: int | None = None,
+               cm=None) -> dict:
+    """What the tie rules of :func:`iit4` compare, for a candidate system in ``state`` (the state reachable or not):
+    ``ii_cause`` and ``ii_effect`` (2^k,) the intrinsic information of every cause and effect state (bits), and for
+    the pair (``cause_state``, ``effect_state``: little-endian state indices; default the first maximal ones)
+    ``phi`` and ``normalized`` (P,) of every directed partition (clamped at 0, before PyPhi's short-circuit),
+    with the pair used. :mod:`cognition.analysis.perturbational` measures their sampling error with it."""
+    sbn, cm_arr = _validated(tpm, cm)
+    n = sbn.shape[1]
+    full = _check_state(state, n)
+    sub = _check_nodes(nodes, n)
+    prep = _prepare_state(_prepare(sbn, cm_arr, full, sub, False), {})
+    zc = int(np.argmax(prep.ii_c)) if cause_state is None else int(cause_state)
+    ze = int(np.argmax(prep.ii_e)) if effect_state is None else int(effect_state)
+    table = partition_table(prep.k)
+    phi_c, phi_e = _phi_arrays(prep, table, zc, ze)
+    phi = np.maximum(np.minimum(phi_c, phi_e), 0.0)
+    return {"ii_cause": prep.ii_c.copy(), "ii_effect": prep.ii_e.copy(), "phi": phi, "normalized": phi / table.n_cut,
+            "cause_state": zc, "effect_state": ze}
+
+
 def _validated(tpm, cm):
     sbn = as_state_by_node(tpm)
     n = sbn.shape[1]
@@ -514,7 +584,8 @@ def _validated(tpm, cm):
 
 
 def iit4(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
-         validate_state: bool = True, max_nodes: int | None = None) -> SystemIrreducibility:
+         validate_state: bool = True, max_nodes: int | None = None, state_tolerance=None,
+         partition_tolerance=None) -> SystemIrreducibility:
     """Exact IIT 4.0 system integrated information phi_s of ``nodes`` in ``state``.
 
     Args:
@@ -530,6 +601,19 @@ def iit4(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
             state must be reachable with the background fixed; False computes anyway.
         max_nodes: the largest candidate system computed (default None: 8,
             :data:`cognition.phi.iit4.limits.MAX_SYSTEM_NODES`); a larger one is refused before any work.
+        state_tolerance: None (default): cause and effect states tie when their ii equal the maximum exactly
+            (PyPhi 2.0). For a TPM that is an estimate, whose exact ties the sampling noise breaks, states
+            within this many bits of the maximal ii are tied too (and, as for exact ties, the pair with the
+            largest phi_s wins): a number for every state, or a pair (cause, effect) of numbers or of 2^k
+            values, one per state of the candidate system (little-endian index).
+        partition_tolerance: None (default): partitions tie on normalized phi within 1e-13 (PyPhi 2.0), and
+            among tied ones the largest phi, then the cut's lexical order, wins. For an estimated TPM, a
+            number of bits per severed connection (or one per directed partition, in the order of
+            :func:`.system_partitions.partition_table`): every partition whose normalized phi lies within its
+            tolerance of the minimum ties with the minimum (the largest phi wins). Exact phi_s jumps where partitions tie (a
+            sampled TPM is never tied, so the untolerant estimate converges to the wrong side of the jump);
+            :mod:`cognition.analysis.perturbational` sets both tolerances from the estimate's own sampling
+            error.
 
     Returns:
         :class:`SystemIrreducibility` (phi_s in bits, the MIP, cause/effect states).
@@ -545,18 +629,23 @@ def iit4(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
     if not sub:
         raise ValueError("nodes: got an empty selection; allowed: one or more indices in 0..N-1")
     check_size(len(sub), "iit4", max_nodes)
-    return analyze_candidate(_prepare(sbn, cm_arr, full, sub, bool(validate_state)), formalism)
+    check_state_tolerance(state_tolerance, len(sub))
+    check_partition_tolerance(partition_tolerance, len(sub))
+    return analyze_candidate(_prepare(sbn, cm_arr, full, sub, bool(validate_state)), formalism,
+                             state_tolerance=state_tolerance, partition_tolerance=partition_tolerance)
 
 
 def iit4_batch(tpm, states, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
-               validate_state: bool = True, max_nodes: int | None = None) -> list:
+               validate_state: bool = True, max_nodes: int | None = None, state_tolerance=None,
+               partition_tolerance=None) -> list:
     """phi_s for many states and/or many TPMs in one call.
 
     Args:
         tpm: one TPM (2^N, N) or a stack (m, 2^N, N) of TPMs.
         states: (s, N) array of network states, or one state (N,) for every TPM of a stack;
             with a stack and s = m, state i goes with TPM i.
-        cm, nodes, formalism, validate_state, max_nodes: as :func:`iit4` (shared by all).
+        cm, nodes, formalism, validate_state, max_nodes, state_tolerance, partition_tolerance: as
+            :func:`iit4` (shared by all).
 
     Returns:
         list of :class:`SystemIrreducibility` (None for a state PyPhi rejects as
@@ -595,6 +684,8 @@ def iit4_batch(tpm, states, cm=None, nodes=None, formalism: str = "IIT_4_0_2023"
             if not sub:
                 raise ValueError("nodes: got an empty selection; allowed: one or more indices in 0..N-1")
             check_size(len(sub), "iit4_batch", max_nodes)
+            check_state_tolerance(state_tolerance, len(sub))
+            check_partition_tolerance(partition_tolerance, len(sub))
             if key is not None:
                 prepared[key] = (sbn, cm_arr, sub)
         try:
@@ -608,5 +699,6 @@ def iit4_batch(tpm, states, cm=None, nodes=None, formalism: str = "IIT_4_0_2023"
             out.append(None)
             continue
         # tables are shared between the states of one TPM; a stack of TPMs gets fresh ones
-        out.append(analyze_candidate(cs, formalism, effect_cache if key is not None else {}))
+        out.append(analyze_candidate(cs, formalism, effect_cache if key is not None else {}, state_tolerance,
+                                     partition_tolerance))
     return out
