@@ -57,6 +57,7 @@ from cognition.phi.partitions import all_bipartition_masks
 
 MEASURES = ("phi_wms", "phi_r")
 SHUFFLE_PARTNERS = 8   # partners on each side per agent in shuffled_means
+SCHEDULE_WINDOW = 5    # cycles: the centred window of an agent's local scale (shuffled_means)
 PAIR_BLOCK_BYTES = 2**25  # working memory of one block of agent-pair products (32 MiB), whatever T and A
 
 
@@ -202,21 +203,51 @@ def every_cut_test(Z: np.ndarray, lag: int, surrogates: int, rng: np.random.Gene
                    masks=masks, surrogates=surrogates)
 
 
-def shuffled_means(Z: np.ndarray, lag: int, masks: np.ndarray, partners: int = SHUFFLE_PARTNERS
-                   ) -> dict[str, np.ndarray]:
+def local_scale(Z: np.ndarray, window: int = SCHEDULE_WINDOW) -> np.ndarray:
+    """(A, T) each agent's local scale: the RMS of all its units (``Z`` (A, T, n)) over the cycles of a centred
+    window of ``window`` cycles (fewer at the ends), floored at a tiny positive value."""
+    power = (Z**2).mean(axis=2)
+    kernel = np.ones(min(window, Z.shape[1] - 1 + Z.shape[1] % 2))  # odd and within T, so centred
+    total = np.stack([np.convolve(row, kernel, mode="same") for row in power])
+    count = np.convolve(np.ones(Z.shape[1]), kernel, mode="same")
+    return np.sqrt(np.maximum(total / count, np.finfo(float).tiny))
+
+
+def shuffled_means(Z: np.ndarray, lag: int, masks: np.ndarray, partners: int = SHUFFLE_PARTNERS,
+                   window: int = SCHEDULE_WINDOW, budget: int = PAIR_BLOCK_BYTES) -> dict[str, np.ndarray]:
     """{measure: (A, P)} the mean plug-in Phi at each bipartition of the surrogate agents made of agent a's
-    part and a partner's other part (either side from a: partners a + k and a - k, k = 1 .. partners,
-    modulo A; at most A - 1): what the agent's plug-in value at that bipartition would be, on average,
-    were its two parts independent, with their own dynamics (Marschinski & Kantz 2002, Eur. Phys. J. B
-    30:275, subtract the shuffled surrogates' mean from a transfer entropy in the same way)."""
-    A = Z.shape[0]
+    part and a partner's other part (a's part beside partner a + k's rest, and partner a - k's part beside a's
+    rest, k = 1 .. partners, modulo A; at most A - 1): what the agent's plug-in value at that bipartition would
+    be, on average, were its two parts independent, with their own dynamics (Marschinski & Kantz 2002, Eur.
+    Phys. J. B 30:275, subtract the shuffled surrogates' mean from a transfer entropy in the same way).
+
+    **With the agent's own schedule.** A plug-in value at a null cut is biased up by the chance
+    cross-covariances of the parts, whose size depends on how the parts' variances move together in time:
+    an agent whose units all change scale at once (a jump of the innovation SD at a time of its own; a
+    transient) has both parts loud at the same cycles, a partner's part is loud at other cycles, so a plain
+    surrogate understates the agent's bias (issue 42: dense halves with a per-agent SD jump, the interval above
+    the true 0 in 100 % of systems). So each partner's units are given agent a's schedule before they are
+    paired: multiplied, cycle by cycle, by a's local scale over the partner's (:func:`local_scale`, the RMS of
+    all of an agent's units in a centred window of ``window`` cycles). Surrogates are built ``budget`` bytes at
+    a time, whatever T."""
+    A, T, n = Z.shape
     K = min(partners, A - 1)
-    left = np.repeat(np.arange(A), K)
-    offset = np.tile(np.arange(1, K + 1), A)
-    table = pair_statistics(agent_pairs(Z, lag), masks, left, (left + offset) % A)
-    out = {}
-    for k, v in table.items():
-        v = v.reshape(len(masks), A, K)                                          # [B, a, k]: a's part, a + k's rest
-        back = np.stack([v[:, (np.arange(A) - j - 1) % A, j] for j in range(K)], axis=-1)   # a - k's part, a's rest
-        out[k] = np.concatenate([v, back], axis=-1).mean(axis=-1).T
-    return out
+    scale = local_scale(Z, window)
+    host = np.repeat(np.arange(A), K)
+    step = np.tile(np.arange(1, K + 1), A)
+    hosts = np.concatenate([host, host])
+    partner = np.concatenate([(host + step) % A, (host - step) % A])
+    gives_part = np.arange(2 * len(host)) < len(host)      # the first half: a's part, the partner's rest
+    block = max(1, budget // (8 * T * n * 6))             # the block's series and lagged pairs, both members
+    sums = {k: np.zeros((A, len(masks))) for k in MEASURES}
+    for start in range(0, len(hosts), block):
+        sl = slice(start, start + block)
+        h, q, first = hosts[sl], partner[sl], gives_part[sl]
+        m = len(h)
+        given = Z[q] * (scale[h] / scale[q])[:, :, None]    # the partner's units on the host's schedule
+        pairs = agent_pairs(np.concatenate([Z[h], given]), lag)
+        own, theirs = np.arange(m), m + np.arange(m)
+        table = pair_statistics(pairs, masks, np.where(first, own, theirs), np.where(first, theirs, own))
+        for k in MEASURES:
+            np.add.at(sums[k], h, table[k].T)
+    return {k: v / (2 * K) for k, v in sums.items()}
