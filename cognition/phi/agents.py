@@ -78,11 +78,11 @@ surrogates (its part beside other agents' other parts, ``cognition.phi.cut_test.
 expectation is 0 at a null bipartition whatever the parts' autocorrelation. A bipartition enters this
 second minimum only where it may hold at 0 for the ensemble (its mean excess within sqrt(ln A) standard
 errors of 0; Andrews & Soares 2010, Econometrica 78:119), so clearly positive bipartitions keep the
-first; each agent's lower value is the smaller of the two (:func:`boundary_lower`). What it assumes:
-the agents' parts are exchangeable, as the test does; a non-stationarity each agent carries in all its
-units (an SD jump at a time of its own) inflates the agent's own value and not the surrogates', and
-there the interval is still above 0 (docs/calibration.md); the test, which is robust to it, keeps the
-verdict.
+first; each agent's lower value is the smaller of the two (:func:`boundary_lower`). The surrogates carry
+the agent's own variance schedule (each partner's units rescaled, cycle by cycle, to the agent's local
+scale: ``shuffled_means``), so that a non-stationarity each agent carries in all its units (an SD jump at
+a time of its own) inflates the surrogates' values as it inflates the agent's own (0.8.0's plain
+surrogates left the interval above 0 on dense halves with such a jump in every system; docs/calibration.md).
 """
 from __future__ import annotations
 
