@@ -84,3 +84,9 @@ def test_maximal_complex_takes_a_number_not_one_value_per_state():
     assert maximal_complex(true, (1, 0, 0), partition_tolerance=1e-4).maximal.phi_s == pytest.approx(0.2937, abs=1e-4)
     with pytest.raises(ValueError, match="allowed for maximal_complex"):
         maximal_complex(true, (1, 0, 0), state_tolerance=(np.zeros(8), 0.0))
+
+
+def test_tie_values_refuse_an_oversized_system_in_one_line():
+    with pytest.raises(ValueError, match="above tie_values's limit of 8") as info:
+        tie_values(np.full((2**9, 9), 0.5), (0,) * 9)
+    assert "\n" not in str(info.value)

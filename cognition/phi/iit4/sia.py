@@ -555,16 +555,20 @@ def analyze_candidate(cs: CandidateSystem, formalism: str = "IIT_4_0_2023", _cac
 
 
 def tie_values(tpm, state, nodes=None, cause_state: int | None = None, effect_state: int | None = None,
-               cm=None) -> dict:
+               cm=None, max_nodes: int | None = None) -> dict:
     """What the tie rules of :func:`iit4` compare, for a candidate system in ``state`` (the state reachable or not):
     ``ii_cause`` and ``ii_effect`` (2^k,) the intrinsic information of every cause and effect state (bits), and for
     the pair (``cause_state``, ``effect_state``: little-endian state indices; default the first maximal ones)
     ``phi`` and ``normalized`` (P,) of every directed partition (clamped at 0, before PyPhi's short-circuit),
-    with the pair used. :mod:`cognition.analysis.perturbational` measures their sampling error with it."""
+    with the pair used; ``max_nodes`` as :func:`iit4`. :mod:`cognition.analysis.perturbational` measures their
+    sampling error with it."""
     sbn, cm_arr = _validated(tpm, cm)
     n = sbn.shape[1]
     full = _check_state(state, n)
     sub = _check_nodes(nodes, n)
+    if not sub:
+        raise ValueError("nodes: got an empty selection; allowed: one or more indices in 0..N-1")
+    check_size(len(sub), "tie_values", max_nodes)  # the same tables as phi_s: the same node and memory limits
     prep = _prepare_state(_prepare(sbn, cm_arr, full, sub, False), {})
     zc = int(np.argmax(prep.ii_c)) if cause_state is None else int(cause_state)
     ze = int(np.argmax(prep.ii_e)) if effect_state is None else int(effect_state)
