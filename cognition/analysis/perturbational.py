@@ -25,7 +25,9 @@ agent's modal recorded macro state, its MIP, an interval from the TPM's sampling
 resampled Binomial(draws, p); the basic bootstrap interval) and a test of phi_s > 0 against a null with the same
 draws: the estimated TPM cut along its own MIP, directions included (the cut connections noised, every other one
 kept), a reducible system (exact phi_s 0) as close to the estimate as one can be; phi_s of null TPMs drawn
-Binomial(draws, p0) shows what sampling error alone gives a reducible system.
+Binomial(draws, p0) shows what sampling error alone gives a reducible system. Every phi_s here is tie-aware
+(:func:`tie_tolerances`): partitions and states within their sampling error of a tie are treated as tied, since
+exact phi_s jumps at ties that a sampled TPM never holds exactly.
 """
 from __future__ import annotations
 
