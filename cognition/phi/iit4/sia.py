@@ -562,13 +562,7 @@ def tie_values(tpm, state, nodes=None, cause_state: int | None = None, effect_st
     ``phi`` and ``normalized`` (P,) of every directed partition (clamped at 0, before PyPhi's short-circuit),
     with the pair used; ``max_nodes`` as :func:`iit4`. :mod:`cognition.analysis.perturbational` measures their
     sampling error with it."""
-    sbn, cm_arr = _validated(tpm, cm)
-    n = sbn.shape[1]
-    full = _check_state(state, n)
-    sub = _check_nodes(nodes, n)
-    if not sub:
-        raise ValueError("nodes: got an empty selection; allowed: one or more indices in 0..N-1")
-    check_size(len(sub), "tie_values", max_nodes)  # the same tables as phi_s: the same node and memory limits
+    sbn, cm_arr, full, sub = _system(tpm, cm, state, nodes, "tie_values", max_nodes)  # phi_s's limits
     prep = _prepare_state(_prepare(sbn, cm_arr, full, sub, False), {})
     zc = int(np.argmax(prep.ii_c)) if cause_state is None else int(cause_state)
     ze = int(np.argmax(prep.ii_e)) if effect_state is None else int(effect_state)
@@ -577,6 +571,19 @@ def tie_values(tpm, state, nodes=None, cause_state: int | None = None, effect_st
     phi = np.maximum(np.minimum(phi_c, phi_e), 0.0)
     return {"ii_cause": prep.ii_c.copy(), "ii_effect": prep.ii_e.copy(), "phi": phi, "normalized": phi / table.n_cut,
             "cause_state": zc, "effect_state": ze}
+
+
+def _system(tpm, cm, state, nodes, function: str, max_nodes):
+    """(sbn, cm, full state, system nodes) of a candidate system, every argument checked (one-line ValueErrors),
+    the size against ``function``'s node and memory limits."""
+    sbn, cm_arr = _validated(tpm, cm)
+    n = sbn.shape[1]
+    full = _check_state(state, n)
+    sub = _check_nodes(nodes, n)
+    if not sub:
+        raise ValueError("nodes: got an empty selection; allowed: one or more indices in 0..N-1")
+    check_size(len(sub), function, max_nodes)
+    return sbn, cm_arr, full, sub
 
 
 def _validated(tpm, cm):
@@ -626,13 +633,7 @@ def iit4(tpm, state, cm=None, nodes=None, formalism: str = "IIT_4_0_2023",
         ValueError: bad argument, or a state that PyPhi 2.0 rejects as unreachable.
     """
     formalism = _check_formalism(formalism)
-    sbn, cm_arr = _validated(tpm, cm)
-    n = sbn.shape[1]
-    full = _check_state(state, n)
-    sub = _check_nodes(nodes, n)
-    if not sub:
-        raise ValueError("nodes: got an empty selection; allowed: one or more indices in 0..N-1")
-    check_size(len(sub), "iit4", max_nodes)
+    sbn, cm_arr, full, sub = _system(tpm, cm, state, nodes, "iit4", max_nodes)
     check_state_tolerance(state_tolerance, len(sub))
     check_partition_tolerance(partition_tolerance, len(sub))
     return analyze_candidate(_prepare(sbn, cm_arr, full, sub, bool(validate_state)), formalism,
