@@ -86,8 +86,11 @@ surrogates left the interval above 0 on dense halves with such a jump in every s
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
+import hashlib
 import math
+import threading
 
 import numpy as np
 import scipy.stats
@@ -319,13 +322,59 @@ class CorrectedTables:
     covariances: np.ndarray
 
 
+# the last tables computed, with the generator's state after them: a run's analysis asks for the same agents'
+# tables twice (the headline's estimate and the paired control, same data, same seed), computed once
+_MEMO: collections.OrderedDict = collections.OrderedDict()
+_MEMO_SIZE = 2
+_MEMO_LOCK = threading.Lock()
+
+
+def _memo_key(X: np.ndarray, lag: int, rng: np.random.Generator, remove_shared: bool, replicates: int) -> tuple:
+    """What corrected_tables' result depends on: X's bytes, the options, the generator's state and the tunables."""
+    data = np.ascontiguousarray(X, dtype=np.float64)
+    return (hashlib.blake2b(data, digest_size=20).digest(), data.shape, int(lag), bool(remove_shared),
+            int(replicates), type(rng.bit_generator).__name__, repr(rng.bit_generator.state),
+            REPLICATE_BLOCK_VALUES, MAX_LATENCY, WOODY_ITERATIONS, MAX_RADIUS)
+
+
+def clear_tables_memo() -> None:
+    """Forget the remembered tables (corrected_tables computes afresh)."""
+    with _MEMO_LOCK:
+        _MEMO.clear()
+
+
 def corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_shared: bool = True,
                      replicates: int = BIAS_REPLICATES) -> CorrectedTables:
     """Phi_WMS and Phi_R of every bipartition of every agent of X (A, T, n), bias-corrected per bipartition.
 
     Steps 1 and 2 of the module docstring: Wishart-corrected log dets, then the parametric bootstrap's
     remaining bias (mean replicate minus the fitted agent's exact value) subtracted per bipartition.
+    The last _MEMO_SIZE results are remembered by what they depend on (X's bytes, the options, ``rng``'s state):
+    the same call again returns the same tables (read-only arrays) and leaves ``rng`` where the computation
+    would have left it, so the result and every later draw are those of computing afresh.
     """
+    key = _memo_key(X, lag, rng, remove_shared, replicates)
+    with _MEMO_LOCK:
+        hit = _MEMO.get(key)
+        if hit is not None:
+            _MEMO.move_to_end(key)
+    if hit is not None:
+        rng.bit_generator.state = hit[1]
+        return hit[0]
+    tables = _corrected_tables(X, lag, rng, remove_shared, replicates)
+    for array in (*tables.corrected.values(), *tables.plain.values(), *tables.errors.values(), tables.masks,
+                  tables.units, tables.covariances):
+        array.flags.writeable = False
+    with _MEMO_LOCK:
+        _MEMO[key] = (tables, rng.bit_generator.state)
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return tables
+
+
+def _corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_shared: bool,
+                      replicates: int) -> CorrectedTables:
+    """:func:`corrected_tables` computed."""
     A, T, n = X.shape
     check_agent_series(A, T, n, lag)
     units = prepared(X, remove_shared)

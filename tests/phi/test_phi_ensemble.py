@@ -342,3 +342,30 @@ def test_the_bias_bootstrap_in_blocks_is_the_whole_bootstrap_bit_for_bit(monkeyp
     blocks = agents.corrected_tables(X, 1, np.random.default_rng(0))
     for k in one.corrected:
         assert np.array_equal(one.corrected[k], blocks.corrected[k]) and np.array_equal(one.errors[k], blocks.errors[k])
+
+
+def test_corrected_tables_remembered_are_those_computed_afresh():
+    """The run's analysis asks for the same agents' tables twice (the headline and the paired control): the
+    second call returns the remembered tables and leaves the generator where computing afresh leaves it, so
+    every later draw is the same (source of truth: the same call with the memo cleared)."""
+    from cognition.phi import agents
+
+    X = np.random.default_rng(8).normal(size=(6, 60, 3))
+    agents.clear_tables_memo()
+    fresh_rng = np.random.default_rng(1)
+    fresh = agents.corrected_tables(X, 1, fresh_rng)
+    again_rng = np.random.default_rng(1)
+    again = agents.corrected_tables(X, 1, again_rng)
+    assert again is fresh
+    assert again_rng.bit_generator.state == fresh_rng.bit_generator.state
+    agents.clear_tables_memo()
+    recomputed = agents.corrected_tables(X, 1, np.random.default_rng(1))
+    assert recomputed is not fresh
+    for k in fresh.corrected:
+        assert np.array_equal(recomputed.corrected[k], fresh.corrected[k])
+        assert np.array_equal(recomputed.errors[k], fresh.errors[k])
+    assert not fresh.units.flags.writeable                   # a caller cannot alter what is remembered
+    other = agents.corrected_tables(X + 1e-9, 1, np.random.default_rng(1))   # other data: computed
+    assert other is not recomputed
+    moved = agents.corrected_tables(X, 1, np.random.default_rng(2))          # another state: computed
+    assert not np.array_equal(moved.corrected["phi_r"], recomputed.corrected["phi_r"])
