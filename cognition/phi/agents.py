@@ -115,75 +115,100 @@ def standardise_per_agent(X: np.ndarray) -> np.ndarray:
 
     Raises ValueError naming the agent and node when a unit is constant for an agent.
     """
-    sd = X.std(axis=-2, keepdims=True)
-    flat = sd[..., 0, :] <= 1e-12 * np.maximum(1.0, np.abs(X).max(axis=-2))
-    if flat.any():
-        index = np.argwhere(flat)[0]
-        agent, node = int(index[-2]), int(index[-1])
-        raise ValueError(f"node {node} of X is constant for agent {agent} (zero variance over time); "
-                         "Phi is undefined for it")
-    return (X - X.mean(axis=-2, keepdims=True)) / sd
+    return _standardised(X, axis=-2)
 
 
-def shifted(Z: np.ndarray, lags: np.ndarray) -> np.ndarray:
-    """(..., A, T, n), lags (..., A) -> Z_a(t + lags_a), the edges held at the nearest sample.
+def _standardised(X: np.ndarray, axis: int) -> np.ndarray:
+    """X centred and scaled to unit variance along ``axis``, the time axis: -2 for (..., agents, T, n), -1 for the
+    time-last layout (..., agents, n, T) the shared-course removal works in; ValueError for a constant unit."""
+    T = X.shape[axis]
+    mean = X.mean(axis=axis, keepdims=True)
+    centred = X - mean
+    sd = np.sqrt(np.einsum("...tn,...tn->...n" if axis == -2 else "...nt,...nt->...n", centred, centred)
+                 / T)
+    sd = np.expand_dims(sd, axis)
+    # a unit is constant where sd <= 1e-12 max(1, max_t |x|); max_t |x| <= |mean| + sqrt(T) sd, so |x| is only
+    # read where that bound cannot rule it out
+    if np.any(sd <= 1e-12 * np.maximum(1.0, np.abs(mean) + math.sqrt(T) * sd)):
+        flat = sd <= 1e-12 * np.maximum(1.0, np.abs(X).max(axis=axis, keepdims=True))
+        if flat.any():
+            index = np.argwhere(np.squeeze(flat, axis))[0]
+            agent, node = int(index[-2]), int(index[-1])
+            raise ValueError(f"node {node} of X is constant for agent {agent} (zero variance over time); "
+                             "Phi is undefined for it")
+    centred /= sd
+    return centred
+
+
+def shifted(Z: np.ndarray, lags: np.ndarray, axis: int = -2) -> np.ndarray:
+    """(..., A, T, n), lags (..., A) -> Z_a(t + lags_a), the edges held at the nearest sample; ``axis=-1`` for the
+    time-last layout (..., A, n, T).
 
     One gather per distinct lag (the latencies are few: -MAX_LATENCY..MAX_LATENCY) of the agents that have
     it, each a slice in time: the same values as an index per agent and time step, at the cost of a copy."""
-    T = Z.shape[-2]
+    T = Z.shape[axis]
     lags = np.asarray(lags)
     lead = np.broadcast_shapes(Z.shape[:-2], lags.shape)
     Z, lags = np.broadcast_to(Z, lead + Z.shape[-2:]), np.broadcast_to(lags, lead)
+    distinct = np.unique(lags)
+    if len(distinct) == 1:   # every agent the same lag: one gather, no selection
+        return np.take(Z, np.clip(np.arange(T) + int(distinct[0]), 0, T - 1), axis=axis)
     out = np.empty(lead + Z.shape[-2:], dtype=Z.dtype)
-    for lag in np.unique(lags):
-        index = np.clip(np.arange(T) + int(lag), 0, T - 1)
+    for lag in distinct:
         chosen = lags == lag
-        out[chosen] = Z[chosen][:, index]
+        out[chosen] = np.take(Z[chosen], np.clip(np.arange(T) + int(lag), 0, T - 1), axis=axis)
     return out
 
 
-def best_latencies(Z: np.ndarray, template: np.ndarray, max_latency: int) -> np.ndarray:
+def best_latencies(Z: np.ndarray, template: np.ndarray, max_latency: int,
+                   own: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """(..., A) the latency c in [-max_latency, max_latency] at which each agent's units Z_a(t) best match
-    template(t - c) (..., A or 1, T, n): the largest sum over units of the squared correlation.
+    template(t - c), both in the time-last layout: Z (..., A, n, T), template (..., A or 1, n, T); the largest
+    sum over units of the squared correlation. ``own``: Z's sums of squares and sums over time, when known.
 
     The shifted template m(t) = template(clip(t - c)) is never built: its products with Z are a sum over the
     overlapping samples (views) plus the held edge's, and its centring enters through its sum,
     sum Z (m - mean m) = sum Z m - mean(m) sum Z and sum (m - mean m)^2 = sum m^2 - (sum m)^2 / T (one pass over Z
     per latency; equal to centring the shifted copy to rounding)."""
-    T = Z.shape[-2]
-    own = np.einsum("...tn,...tn->...n", Z, Z)
-    z_sum = Z.sum(axis=-2)
-    t_sum, t_sq = template.sum(axis=-2), np.einsum("...tn,...tn->...n", template, template)
-    first, last = template[..., 0, :], template[..., T - 1, :]
+    T = Z.shape[-1]
+    power_z, z_sum = (np.vecdot(Z, Z), Z.sum(axis=-1)) if own is None else own
+    t_sum, t_sq = template.sum(axis=-1), np.vecdot(template, template)
+    first, last = template[..., 0], template[..., T - 1]
     scores = []
     for c in range(-max_latency, max_latency + 1):
         k = abs(c)
         if c >= 0:   # m = [first] * c + template[0 : T - c]
-            body = np.einsum("...tn,...tn->...n", Z[..., c:, :], template[..., :T - c, :])
-            cut = template[..., T - c:, :]
-            edge, edge_z = first, Z[..., :c, :].sum(axis=-2)
+            body = np.vecdot(Z[..., c:], template[..., :T - c])
+            cut = template[..., T - c:]
+            edge, edge_z = first, Z[..., :c].sum(axis=-1)
         else:        # m = template[k : T] + [last] * k
-            body = np.einsum("...tn,...tn->...n", Z[..., :T - k, :], template[..., k:, :])
-            cut = template[..., :k, :]
-            edge, edge_z = last, Z[..., T - k:, :].sum(axis=-2)
-        m_sum = t_sum - cut.sum(axis=-2) + k * edge
-        m_sq = t_sq - np.einsum("...tn,...tn->...n", cut, cut) + k * edge * edge
+            body = np.vecdot(Z[..., :T - k], template[..., k:])
+            cut = template[..., :k]
+            edge, edge_z = last, Z[..., T - k:].sum(axis=-1)
+        m_sum = t_sum - cut.sum(axis=-1) + k * edge
+        m_sq = t_sq - np.vecdot(cut, cut) + k * edge * edge
         cross = body + edge * edge_z - m_sum / T * z_sum
         power = m_sq - m_sum * m_sum / T
-        scores.append((cross ** 2 / np.maximum(own * power, 1e-300)).sum(axis=-1))
+        scores.append((cross ** 2 / np.maximum(power_z * power, 1e-300)).sum(axis=-1))
     return np.argmax(np.stack(scores, axis=-1), axis=-1) - max_latency
 
 
 def aligned_latencies(Z: np.ndarray, max_latency: int, iterations: int = WOODY_ITERATIONS) -> np.ndarray:
     """(..., G) Woody's (1967) alignment of a group of agents Z (..., G, T, n): each agent's latency against
     the mean of the others as aligned so far, ``iterations`` times, centred on the group's median latency."""
+    return _aligned(np.ascontiguousarray(np.swapaxes(Z, -1, -2)), max_latency, iterations)
+
+
+def _aligned(Z: np.ndarray, max_latency: int, iterations: int = WOODY_ITERATIONS) -> np.ndarray:
+    """:func:`aligned_latencies` of Z in the time-last layout (..., G, n, T)."""
     lags = np.zeros(Z.shape[:-2], dtype=int)
     if Z.shape[-3] < 2:
         return lags
+    own = np.vecdot(Z, Z), Z.sum(axis=-1)
     for _ in range(iterations):
-        aligned = shifted(Z, lags)
+        aligned = shifted(Z, lags, axis=-1)
         others = (aligned.sum(axis=-3, keepdims=True) - aligned) / (Z.shape[-3] - 1)
-        lags = best_latencies(Z, others, max_latency)
+        lags = best_latencies(Z, others, max_latency, own)
         lags = lags - np.round(np.median(lags, axis=-1, keepdims=True)).astype(int)
     return lags
 
@@ -198,9 +223,10 @@ def remove_shared_course(X: np.ndarray, max_latency: int = MAX_LATENCY) -> np.nd
     the template is the mean of each quarter's aligned mean at the agent's latency as chosen against the
     other quarter's, so no template is shifted by its own noise and none holds anything of the agent.
     max_latency=0 regresses on the same step only. Needs >= 2 agents (with 2 or 3, one template serves
-    both roles).
+    both roles). Computed with time on the last axis (every sum over time a contiguous pass); the result is
+    a (..., agents, T, n) view of that layout.
     """
-    Z = standardise_per_agent(X)
+    Z = _standardised(np.ascontiguousarray(np.swapaxes(X, -1, -2)), axis=-1)          # (..., A, n, T)
     A = Z.shape[-3]
     index = np.arange(A)
     out = np.empty_like(Z)
@@ -208,18 +234,20 @@ def remove_shared_course(X: np.ndarray, max_latency: int = MAX_LATENCY) -> np.nd
         if len(own) == 0 or len(other) == 0:
             raise ValueError(f"the shared course is removed across agents; X has {A} agent(s), at least 2 needed")
         group = Z[..., other, :, :]
-        aligned = shifted(group, aligned_latencies(group, max_latency))
+        aligned = shifted(group, _aligned(group, max_latency), axis=-1)
         first = aligned[..., 0::2, :, :].mean(axis=-3, keepdims=True)
         second = aligned[..., 1::2, :, :].mean(axis=-3, keepdims=True) if len(other) > 1 else first
         z = Z[..., own, :, :]
+        sums = np.vecdot(z, z), z.sum(axis=-1)
         # each quarter's mean at the latency the other quarter chose: neither is chosen by its own noise
-        course = 0.5 * (shifted(np.broadcast_to(second, z.shape), -best_latencies(z, first, max_latency))
-                        + shifted(np.broadcast_to(first, z.shape), -best_latencies(z, second, max_latency)))
-        course = course - course.mean(axis=-2, keepdims=True)
-        power = np.einsum("...tn,...tn->...n", course, course)[..., None, :]
-        gain = np.einsum("...tn,...tn->...n", z, course)[..., None, :] / np.where(power > 0, power, 1.0)
+        course = 0.5 * (shifted(np.broadcast_to(second, z.shape), -best_latencies(z, first, max_latency, sums), axis=-1)
+                        + shifted(np.broadcast_to(first, z.shape), -best_latencies(z, second, max_latency, sums),
+                                  axis=-1))
+        course -= course.mean(axis=-1, keepdims=True)
+        power = np.vecdot(course, course)[..., None]
+        gain = np.vecdot(z, course)[..., None] / np.where(power > 0, power, 1.0)
         out[..., own, :, :] = z - gain * course
-    return standardise_per_agent(out)
+    return np.swapaxes(_standardised(out, axis=-1), -1, -2)
 
 
 def agent_pairs(Z: np.ndarray, lag: int) -> np.ndarray:
@@ -229,9 +257,16 @@ def agent_pairs(Z: np.ndarray, lag: int) -> np.ndarray:
 
 
 def agent_covariances(Z: np.ndarray, lag: int) -> np.ndarray:
-    """(..., A, T, n) -> (..., A, 2n, 2n) each agent's covariance of its own lagged pairs (divided by L - 1)."""
-    pairs = agent_pairs(Z, lag)
-    cov = np.einsum("...tp,...tq->...pq", pairs, pairs) / (pairs.shape[-2] - 1)
+    """(..., A, T, n) -> (..., A, 2n, 2n) each agent's covariance of its own lagged pairs (divided by L - 1).
+
+    Its blocks are matrix products of the past and present windows (views of Z), less L times the outer product
+    of their means: the centred pairs' covariance without the pairs (equal to it to rounding)."""
+    past, present = Z[..., :-lag, :], Z[..., lag:, :]
+    L = past.shape[-2]
+    means = [window.mean(axis=-2) for window in (past, present)]
+    blocks = [[np.matmul(np.swapaxes(a, -1, -2), b) - L * ma[..., :, None] * mb[..., None, :]
+               for b, mb in zip((past, present), means)] for a, ma in zip((past, present), means)]
+    cov = np.concatenate([np.concatenate(row, axis=-1) for row in blocks], axis=-2) / (L - 1)
     return 0.5 * (cov + np.swapaxes(cov, -1, -2))
 
 
@@ -377,7 +412,7 @@ def _corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_
     """:func:`corrected_tables` computed."""
     A, T, n = X.shape
     check_agent_series(A, T, n, lag)
-    units = prepared(X, remove_shared)
+    units = np.ascontiguousarray(prepared(X, remove_shared))
     cov = agent_covariances(units, lag)
     dof = T - lag - 1
     data = every_bipartition(cov, dof)
