@@ -174,15 +174,15 @@ def best_latencies(Z: np.ndarray, template: np.ndarray, max_latency: int,
     power_z, z_sum = (np.vecdot(Z, Z), Z.sum(axis=-1)) if own is None else own
     t_sum, t_sq = template.sum(axis=-1), np.vecdot(template, template)
     first, last = template[..., 0], template[..., T - 1]
+    bodies = _lagged_products(Z, template, max_latency)
     scores = []
     for c in range(-max_latency, max_latency + 1):
         k = abs(c)
+        body = bodies[..., c + max_latency]
         if c >= 0:   # m = [first] * c + template[0 : T - c]
-            body = np.vecdot(Z[..., c:], template[..., :T - c])
             cut = template[..., T - c:]
             edge, edge_z = first, Z[..., :c].sum(axis=-1)
         else:        # m = template[k : T] + [last] * k
-            body = np.vecdot(Z[..., :T - k], template[..., k:])
             cut = template[..., :k]
             edge, edge_z = last, Z[..., T - k:].sum(axis=-1)
         m_sum = t_sum - cut.sum(axis=-1) + k * edge
@@ -191,6 +191,24 @@ def best_latencies(Z: np.ndarray, template: np.ndarray, max_latency: int,
         power = m_sq - m_sum * m_sum / T
         scores.append((cross ** 2 / np.maximum(power_z * power, 1e-300)).sum(axis=-1))
     return np.argmax(np.stack(scores, axis=-1), axis=-1) - max_latency
+
+
+def _lagged_products(Z: np.ndarray, template: np.ndarray, max_latency: int) -> np.ndarray:
+    """(..., 2 max_latency + 1): sum_t Z(t + c) template(t) over the t where both exist, c = -max_latency ..
+    max_latency, time on the last axis. The times every c shares in one pass over a sliding window of Z (an
+    einsum over a view), the few at either edge apart."""
+    T, L = Z.shape[-1], max_latency
+    if T < 4 * L + 2:   # too short for a shared middle: one product per latency
+        return np.stack([np.vecdot(Z[..., max(0, c):T + min(0, c)], template[..., max(0, -c):T - max(0, c)])
+                         for c in range(-L, L + 1)], axis=-1)
+    window = np.lib.stride_tricks.sliding_window_view(Z, 2 * L + 1, axis=-1)     # [..., s, j] = Z(s + j)
+    out = np.einsum("...t,...tj->...j", template[..., L:T - L], window)           # t in [L, T - L), c = j - L
+    for c in range(-L, L + 1):
+        head = slice(max(0, -c), L)                                              # t in [max(0, -c), L)
+        tail = slice(T - L, T - max(0, c))                                       # t in [T - L, T - max(0, c))
+        out[..., c + L] += (np.vecdot(Z[..., head.start + c:head.stop + c], template[..., head])
+                            + np.vecdot(Z[..., tail.start + c:tail.stop + c], template[..., tail]))
+    return out
 
 
 def aligned_latencies(Z: np.ndarray, max_latency: int, iterations: int = WOODY_ITERATIONS) -> np.ndarray:

@@ -105,8 +105,10 @@ def bipartition_values(cov: np.ndarray, part0: np.ndarray, part1: np.ndarray,
                        dof: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(Phi_WMS, Phi_R) in bits, each (R, P), of the bipartitions given as index rows part0 (P, k), part1 (P, n - k).
 
-    cov (R, 2n, 2n), numpy. One stacked Cholesky factorisation per block: the joint [M_past, M_present]
-    block also yields the past block (its leading factor). ``dof``: as in :func:`every_bipartition`.
+    cov (R, 2n, 2n), numpy. Four stacked Cholesky factorisations per bipartition, each block ordered so that
+    its leading factor is another block needed: a part's joint [M_past, M_present] yields its past block, and
+    the cross block of MMI's redundancy, ordered [M^j_present, M^i_past], yields the present block of M^j.
+    ``dof``: as in :func:`every_bipartition`.
     """
     n = cov.shape[-1] // 2
 
@@ -118,15 +120,16 @@ def bipartition_values(cov: np.ndarray, part0: np.ndarray, part1: np.ndarray,
 
     whole = whole_system(cov)
     tdmi = 0.5 * (whole["ld_past"] + whole["ld_present"] - whole["ld_joint"] - 2 * bias(n) + bias(2 * n))
-    terms = {}
+    terms, cross = {}, {}
     for name, part in (("a", part0), ("b", part1)):
         k = part.shape[1]
         joint = block_logdiag(np.concatenate([part, part + n], axis=1))
         terms[name, "past"] = joint[..., :k].sum(-1) - bias(k)
         terms[name, "joint"] = joint.sum(-1) - bias(2 * k)
-        terms[name, "present"] = block_logdiag(part + n).sum(-1) - bias(k)
-    cross = {(i, j): block_logdiag(np.concatenate([p_i, p_j + n], axis=1)).sum(-1) - bias(n)
-             for (i, p_i), (j, p_j) in ((("a", part0), ("b", part1)), (("b", part1), ("a", part0)))}
+    for (i, p_i), (j, p_j) in ((("a", part0), ("b", part1)), (("b", part1), ("a", part0))):
+        block = block_logdiag(np.concatenate([p_j + n, p_i], axis=1))      # [M^j_present, M^i_past]
+        terms[j, "present"] = block[..., :p_j.shape[1]].sum(-1) - bias(p_j.shape[1])
+        cross[i, j] = block.sum(-1) - bias(n)
 
     def mi(i, j):
         joint = terms[i, "joint"] if i == j else cross[i, j]

@@ -46,6 +46,22 @@ def estimate_windows(X, window: int, step: int = 1, lag: int = 1, shrinkage=None
     batch (on torch when ``device`` is given).
     """
     check_options(search, shrinkage, 0, 0, 0.5)
+    covs, starts, samples = window_covariances(X, window, step, lag, shrinkage)
+    return windowed_phi(phi_at_mib(covs, search, device), starts, samples, shrinkage, search, covs.shape[-1] // 2)
+
+
+def windowed_phi(row: dict, starts: np.ndarray, samples: int, shrinkage, search: str, n: int) -> WindowedPhi:
+    """The :class:`WindowedPhi` of windows starting at ``starts`` from ``phi_at_mib``'s row of their covariances."""
+    method = {"search": resolve_search(search, n),
+              "covariance": "sample covariance per window" + ("" if shrinkage is None else f", shrinkage {shrinkage}")}
+    return WindowedPhi(starts=starts, tdmi=row["tdmi"], phi_wms=row["phi_wms"], phi_r=row["phi_r"],
+                       stochastic_interaction=row["stochastic_interaction"], masks=row["masks"],
+                       n_samples=samples, method=method)
+
+
+def window_covariances(X, window: int, step: int = 1, lag: int = 1, shrinkage=None) -> tuple[np.ndarray, np.ndarray, int]:
+    """(covariances (W, 2n, 2n), starts (W,), samples per window) of :func:`estimate_windows`' windows, so
+    that callers with many series (a band's resamples) search every window of all of them in one batch."""
     X = check_series(X, lag)
     agents, T, n = X.shape
     for name, value in (("window", window), ("step", step)):
@@ -57,7 +73,7 @@ def estimate_windows(X, window: int, step: int = 1, lag: int = 1, shrinkage=None
     pairs = np.concatenate([X[:, :-lag], X[:, lag:]], axis=-1)          # (agents, T - lag, 2n)
     per_window = window - lag
     starts = np.arange(0, T - window + 1, step)
-    covs, intensities = [], []
+    covs = []
     chunk = max(1, _CHUNK_ENTRIES // (agents * per_window * 2 * n))
     for c in range(0, len(starts), chunk):
         s = starts[c:c + chunk]
@@ -71,10 +87,4 @@ def estimate_windows(X, window: int, step: int = 1, lag: int = 1, shrinkage=None
         else:
             lam = np.full(len(s), float(shrinkage or 0.0))
         covs.append(shrink(outer / (n_pairs - 1)[:, None, None], lam))
-        intensities.append(lam)
-    row = phi_at_mib(np.concatenate(covs), search, device)
-    method = {"search": resolve_search(search, n),
-              "covariance": "sample covariance per window" + ("" if shrinkage is None else f", shrinkage {shrinkage}")}
-    return WindowedPhi(starts=starts, tdmi=row["tdmi"], phi_wms=row["phi_wms"], phi_r=row["phi_r"],
-                       stochastic_interaction=row["stochastic_interaction"], masks=row["masks"],
-                       n_samples=agents * per_window, method=method)
+    return np.concatenate(covs), starts, agents * per_window

@@ -17,9 +17,9 @@ windows by :func:`cognition.phi.estimate_windows`, on
   integrate (including the estimator's positive small-sample bias).
 
 Everything is seeded from the run's seed, so the bands are a deterministic function of
-the run directory. Cost: (bootstrap + surrogates) batched window estimates, ~0.6 ms
-per window for 8 units on one core; at most ``max_points`` windows are evaluated (about
-2-3 s for the default 100 + 100 replicates).
+the run directory. Cost: the windows of the run, of every bootstrap replicate and of every
+surrogate are searched in one batch (at most ``max_points`` windows each; 201 x 25 windows of 7
+units in about 0.2 s on one core).
 """
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def phi_bands(units: np.ndarray, *, measure: str, window: int, lag: int, shrinka
     ``p_values`` (per-cycle Monte Carlo p-value against the surrogates), the counts of
     cycles above the null band, and the methods; or {"note": why} when no band can be made.
     """
-    from cognition import phi
+    from cognition.phi.search import phi_at_mib
+    from cognition.phi.windows import window_covariances
 
     units = np.asarray(units, dtype=np.float64)
     agents, T, _ = units.shape
@@ -53,17 +54,24 @@ def phi_bands(units: np.ndarray, *, measure: str, window: int, lag: int, shrinka
         return {"note": f"the run has {T} cycles, fewer than the Phi window of {window}"}
     step = max(1, math.ceil((T - window + 1) / max_points))
 
-    def per_window(X):
-        w = phi.estimate_windows(X, window=window, step=step, lag=lag, shrinkage=shrinkage)
-        return np.asarray(getattr(w, measure), dtype=np.float64), w.starts
+    def covariances(X):
+        return window_covariances(X, window=window, step=step, lag=lag, shrinkage=shrinkage)[0]
 
     rng = np.random.default_rng([seed, STREAM])
+    n_boot = min(bootstrap, MAX_REPLICATES) if agents >= MIN_BOOTSTRAP_AGENTS else 0
+    n_sur = min(surrogates, MAX_REPLICATES)
     try:
-        estimate, starts = per_window(units)
-        ci, ci_method = _bootstrap_band(units, estimate, per_window, rng, bootstrap, confidence)
-        null = _null_draws(units, per_window, rng, surrogates)
+        data, starts, _ = window_covariances(units, window=window, step=step, lag=lag, shrinkage=shrinkage)
+        # every series' windows searched in one batch: the run's, the bootstrap's (agents resampled), the null's
+        # (circular shifts), drawn in that order from the bands' stream
+        boot = [covariances(units[rng.integers(0, agents, size=agents)]) for _ in range(n_boot)]
+        null = [covariances(circular_shift(units, rng)) for _ in range(n_sur)]
+        values = np.asarray(phi_at_mib(np.concatenate([data, *boot, *null]))[measure], dtype=np.float64)
     except ValueError as exc:  # e.g. a window whose covariance is singular
         return {"note": f"no band: {exc}"}
+    values = values.reshape(1 + n_boot + n_sur, len(starts))
+    estimate, reps, null = values[0], values[1:1 + n_boot], (values[1 + n_boot:] if n_sur else None)
+    ci, ci_method = _bootstrap_band(estimate, reps, agents, bootstrap, confidence)
     out = {"measure": measure, "units": "bits", "window_cycles": window, "step_cycles": step,
            "confidence": confidence, "cycles": (starts + window).tolist(), "estimate_bits": estimate.tolist(),
            "mean_bits": float(estimate.mean()), "ci_bits": ci, "ci_method": ci_method,
@@ -81,23 +89,14 @@ def phi_bands(units: np.ndarray, *, measure: str, window: int, lag: int, shrinka
     return out
 
 
-def _bootstrap_band(units, estimate, per_window, rng, bootstrap: int, confidence: float):
-    agents = units.shape[0]
-    n_boot = min(bootstrap, MAX_REPLICATES)
-    if n_boot == 0:
+def _bootstrap_band(estimate, reps, agents: int, bootstrap: int, confidence: float):
+    """The basic bootstrap interval per cycle from the replicates' values ``reps`` (replicates, windows)."""
+    if min(bootstrap, MAX_REPLICATES) == 0:
         return None, "none (phi.bootstrap = 0)"
     if agents < MIN_BOOTSTRAP_AGENTS:
         return None, f"none: resampling agents needs at least {MIN_BOOTSTRAP_AGENTS} agents, the run has {agents}"
-    reps = np.stack([per_window(units[rng.integers(0, agents, size=agents)])[0] for _ in range(n_boot)])
     ci = [list(basic_interval(float(e), reps[:, j], confidence)) for j, e in enumerate(estimate)]
-    return ci, f"basic bootstrap per cycle, {n_boot} replicates resampling agents"
-
-
-def _null_draws(units, per_window, rng, surrogates: int):
-    n_sur = min(surrogates, MAX_REPLICATES)
-    if n_sur == 0:
-        return None
-    return np.stack([per_window(circular_shift(units, rng))[0] for _ in range(n_sur)])
+    return ci, f"basic bootstrap per cycle, {len(reps)} replicates resampling agents"
 
 
 def run_bands(config: dict, phi_summary: dict, units: np.ndarray, cycles: int) -> dict:

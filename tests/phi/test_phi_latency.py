@@ -71,3 +71,16 @@ def test_nothing_of_an_agent_enters_its_own_template():
     same_half = np.arange(9) % 2 == 0
     # agents of agent 0's half are prepared from the other half's templates, which agent 0 is not in
     np.testing.assert_array_equal(a[same_half][1:], b[same_half][1:])
+
+
+def test_lagged_products_are_the_sums_over_overlapping_times():
+    # the latency search's products against their definition, sum over t of Z(t + c) m(t) where both exist,
+    # at lengths below, at and above the shared middle's threshold (4 L + 2)
+    from cognition.phi.agents import _lagged_products
+
+    rng = np.random.default_rng(0)
+    for T in (9, 13, 14, 50, 301):
+        Z, m = rng.standard_normal((2, 3, T)), rng.standard_normal((2, 3, T))
+        expected = np.stack([sum(Z[..., t + c] * m[..., t] for t in range(T) if 0 <= t + c < T)
+                             for c in range(-3, 4)], axis=-1)
+        np.testing.assert_allclose(_lagged_products(Z, m, 3), expected, rtol=0, atol=1e-12)
