@@ -41,6 +41,8 @@ import math
 
 import numpy as np
 
+from cognition.phi.resampling import t_quantile, t_upper_tail
+
 MDE_POWER = 0.8
 
 
@@ -80,8 +82,6 @@ def welch_difference(a_values, b_values, confidence: float = 0.95) -> dict:
     t_{df, 1-(1-confidence)/2} standard_error, ``n`` [n_a, n_b] and ``method``. Raises ValueError
     without at least 2 finite values per condition.
     """
-    from scipy.stats import t as student_t
-
     a = np.asarray(a_values, dtype=np.float64)
     b = np.asarray(b_values, dtype=np.float64)
     if a.size < 2 or b.size < 2 or not (np.isfinite(a).all() and np.isfinite(b).all()):
@@ -93,9 +93,9 @@ def welch_difference(a_values, b_values, confidence: float = 0.95) -> dict:
         df = float((va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1)))
     else:  # every run of both conditions gave the same value
         df = float(a.size + b.size - 2)
-    half = float(student_t.ppf(0.5 + confidence / 2, df)) * se
+    half = t_quantile(0.5 + confidence / 2, df) * se
     return {"difference": d, "standard_error": se, "ci": [d - half, d + half], "t": t, "df": df,
-            "p_value": float(2 * student_t.sf(abs(t), df)), "confidence": confidence,
+            "p_value": 2 * t_upper_tail(abs(t), df), "confidence": confidence,
             "n": [int(a.size), int(b.size)],
             "method": (f"Welch's t test across runs ({a.size} and {b.size} seeds, one value per run), "
                        "t interval; H0: equal mean over seeds")}
@@ -110,8 +110,6 @@ def paired_t_difference(a_values, b_values, confidence: float = 0.95) -> dict:
     is [d, d], p is 1.0 for d = 0 and 0.0 otherwise, and ``note`` says so. Raises ValueError
     unless both hold the same number (at least 2) of finite values.
     """
-    from scipy.special import stdtr, stdtrit  # Student's t CDF and its inverse (fast in a calibration loop)
-
     a = np.asarray(a_values, dtype=np.float64)
     b = np.asarray(b_values, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1 or a.size < 2 or not (np.isfinite(a).all() and np.isfinite(b).all()):
@@ -121,10 +119,10 @@ def paired_t_difference(a_values, b_values, confidence: float = 0.95) -> dict:
     n, mean, sd = int(d.size), float(d.mean()), float(d.std(ddof=1))
     se, note = sd / float(np.sqrt(n)), None
     t = _standardised(mean, se)
-    p = float(2 * stdtr(n - 1, -abs(t)))  # 1 for t = 0, 0 for t = +-inf
+    p = 2 * t_upper_tail(abs(t), n - 1)  # 1 for t = 0, 0 for t = +-inf
     if se == 0:
         note = f"every seed gave the same difference ({mean:g}): standard error 0, interval [d, d], p = {p:g}"
-    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * se
+    half = t_quantile(0.5 + confidence / 2, n - 1) * se
     return {"difference": mean, "sd": sd, "standard_error": se, "ci": [mean - half, mean + half],
             "t": float(t), "df": n - 1, "p_value": p, "confidence": confidence, "n": n, "note": note,
             "method": (f"paired t test across runs ({n} seeds, one difference per seed), t interval with "
@@ -155,14 +153,12 @@ def batch_means_ci(series: np.ndarray, batch: int, confidence: float) -> tuple[f
     89.0 / 81.3 %, because with 3 or 4 blocks it underestimates the variance. None with fewer
     than two batches.
     """
-    from scipy import stats
-
     x = np.asarray(series, dtype=np.float64)
     b = len(x) // batch
     if b < 2:
         return None
     means = x[len(x) - b * batch:].reshape(b, batch).mean(axis=1)
-    half = float(stats.t.ppf(0.5 + confidence / 2, b - 1) * means.std(ddof=1) / np.sqrt(b))
+    half = float(t_quantile(0.5 + confidence / 2, b - 1) * means.std(ddof=1) / np.sqrt(b))
     centre = float(x.mean())
     return (centre - half, centre + half)
 
@@ -173,8 +169,6 @@ def t_interval(values, confidence: float = 0.95) -> tuple[float, float | None, f
     ``s`` is the sample standard deviation (n - 1); with one value there is no
     interval and low = high = None. Units are those of ``values`` (bits).
     """
-    from scipy import stats
-
     xs = [float(v) for v in values]
     n = len(xs)
     if n == 0:
@@ -183,7 +177,7 @@ def t_interval(values, confidence: float = 0.95) -> tuple[float, float | None, f
     if n == 1:
         return mean, None, None
     s = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    half = float(stats.t.ppf((1.0 + confidence) / 2.0, n - 1)) * s / math.sqrt(n)
+    half = t_quantile((1.0 + confidence) / 2.0, n - 1) * s / math.sqrt(n)
     return mean, mean - half, mean + half
 
 
@@ -191,9 +185,7 @@ def minimum_detectable_effect(sd: float, n: int, confidence: float = 0.95, power
     """The smallest true mean difference a paired t test on ``n`` seeds detects with ``power`` (two-sided):
     (t_{1-alpha/2, n-1} + t_{power, n-1}) sd / sqrt(n), alpha = 1 - confidence (the normal-theory
     approximation with t quantiles; Cohen 1988, ch. 2). None with fewer than 2 seeds."""
-    from scipy.special import stdtrit  # the inverse of Student's t CDF
-
     if n < 2 or sd is None or not math.isfinite(sd):
         return None
-    quantiles = stdtrit(n - 1, 0.5 + confidence / 2) + stdtrit(n - 1, power)
+    quantiles = t_quantile(0.5 + confidence / 2, n - 1) + t_quantile(power, n - 1)
     return float(quantiles * sd / math.sqrt(n))

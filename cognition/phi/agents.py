@@ -93,9 +93,9 @@ import math
 import threading
 
 import numpy as np
-import scipy.stats
 
 from cognition.phi.measures import every_bipartition
+from cognition.phi.resampling import t_quantile
 from cognition.phi.simulate import simulate_agent_blocks
 from cognition.phi.var1 import lagged_joint_covariance
 
@@ -344,7 +344,7 @@ class AgentPhi:
     def summary(self, confidence: float) -> dict:
         """Mean over agents, its standard error and the interval (see the module docstring)."""
         A = len(self.estimate)
-        t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, A - 1))
+        t = t_quantile(0.5 + confidence / 2.0, A - 1)
 
         def mean_se(x):
             return float(x.mean()), float(x.std(ddof=1) / math.sqrt(A))

@@ -23,15 +23,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.stats
 
 from cognition.phi.agents import MEASURES, agent_minimum, corrected_tables
+from cognition.phi.resampling import t_quantile
 
 
 def _summary(va: dict, vb: dict, confidence: float) -> dict:
     """{measure: {"estimate", "se", "ci", "a", "b"}}: the mean within-pair difference across pairs."""
     pairs = len(next(iter(va.values())))
-    t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, pairs - 1))
+    t = t_quantile(0.5 + confidence / 2.0, pairs - 1)
     out = {}
     for k in MEASURES:
         d = va[k] - vb[k]

@@ -38,9 +38,9 @@ import dataclasses
 import math
 
 import numpy as np
-import scipy.stats
 
 from cognition.phi.gaussian import NATS_TO_BITS, logdet, wishart_logdet_bias
+from cognition.phi.resampling import t_quantile, t_upper_tail
 
 #: the two directions of the loop, and the argument of :func:`loop_test` holding the twins that cut each
 DIRECTIONS = ("workspace_to_modules", "modules_to_workspace")
@@ -225,7 +225,7 @@ class DirectionTest:
     @property
     def ci(self) -> tuple[float, float]:
         """t interval of the mean difference across pairs (pairs - 1 degrees of freedom)."""
-        t = float(scipy.stats.t.ppf(0.5 + self.confidence / 2.0, self.pairs - 1))
+        t = t_quantile(0.5 + self.confidence / 2.0, self.pairs - 1)
         d, se = self.difference_bits, self.se_bits
         return (d - t * se, d + t * se)
 
@@ -235,7 +235,7 @@ class DirectionTest:
         se = self.se_bits
         if se == 0.0:
             return 1.0 if self.difference_bits <= 0.0 else 0.0
-        return float(scipy.stats.t.sf(self.difference_bits / se, self.pairs - 1))
+        return t_upper_tail(self.difference_bits / se, self.pairs - 1)
 
     @property
     def shown(self) -> bool:

@@ -16,8 +16,21 @@ every bipartition has Phi = 0.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import stdtr, stdtrit
+
 
 MIN_BOOTSTRAP_AGENTS = 8  # fewer agents than this: block bootstrap within agents instead
+
+
+def t_quantile(p: float, df: float) -> float:
+    """Student's t quantile at probability ``p`` with ``df`` degrees of freedom: the special function
+    ``scipy.stats.t.ppf`` evaluates (the same number), without importing scipy.stats (0.35 s of a run's start)."""
+    return float(stdtrit(df, p))
+
+
+def t_upper_tail(x: float, df: float) -> float:
+    """P(T > x) for Student's t with ``df`` degrees of freedom (``scipy.stats.t.sf``'s number, as t_quantile)."""
+    return float(stdtr(df, -x))
 
 
 def default_block_length(pairs_per_agent: int, lag: int) -> int:
