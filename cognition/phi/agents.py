@@ -144,19 +144,26 @@ def shifted(Z: np.ndarray, lags: np.ndarray, axis: int = -2) -> np.ndarray:
     """(..., A, T, n), lags (..., A) -> Z_a(t + lags_a), the edges held at the nearest sample; ``axis=-1`` for the
     time-last layout (..., A, n, T).
 
-    One gather per distinct lag (the latencies are few: -MAX_LATENCY..MAX_LATENCY) of the agents that have
-    it, each a slice in time: the same values as an index per agent and time step, at the cost of a copy."""
+    Per distinct lag c (the latencies are few: -MAX_LATENCY..MAX_LATENCY), the agents that have it are copied in
+    two slices in time, the overlap Z(c ..) and the held edge: the same values as an index per agent and time
+    step, without one."""
     T = Z.shape[axis]
     lags = np.asarray(lags)
     lead = np.broadcast_shapes(Z.shape[:-2], lags.shape)
     Z, lags = np.broadcast_to(Z, lead + Z.shape[-2:]), np.broadcast_to(lags, lead)
-    distinct = np.unique(lags)
-    if len(distinct) == 1:   # every agent the same lag: one gather, no selection
-        return np.take(Z, np.clip(np.arange(T) + int(distinct[0]), 0, T - 1), axis=axis)
     out = np.empty(lead + Z.shape[-2:], dtype=Z.dtype)
-    for lag in distinct:
-        chosen = lags == lag
-        out[chosen] = np.take(Z[chosen], np.clip(np.arange(T) + int(lag), 0, T - 1), axis=axis)
+    def at(rows, span):  # rows: the lead index (arrays, or Ellipsis for every agent); span: a slice of time
+        return (*rows, slice(None), span) if axis == -1 else (*rows, span, slice(None))
+
+    for lag in np.unique(lags):
+        c = int(lag)
+        rows = (Ellipsis,) if np.all(lags == c) else np.nonzero(lags == c)
+        body = slice(max(0, -c), T - max(0, c))
+        out[at(rows, body)] = Z[at(rows, slice(body.start + c, body.stop + c))]
+        if c > 0:
+            out[at(rows, slice(T - c, T))] = Z[at(rows, slice(T - 1, T))]
+        elif c < 0:
+            out[at(rows, slice(0, -c))] = Z[at(rows, slice(0, 1))]
     return out
 
 

@@ -58,11 +58,13 @@ def simulate_agent_blocks(A: np.ndarray, noise_cov: np.ndarray, T: int, rng: np.
     chol = np.linalg.cholesky(noise_cov)
     for lo in range(0, R, block):
         hi = min(R, lo + block)
-        eps = np.einsum("mij,rmtj->rmti", chol, rng.standard_normal((hi - lo, m, T, n)))
-        X = np.empty((hi - lo, m, T, n))
-        x = x0[lo:hi]
-        X[:, :, 0] = x
+        # each step is one batched product into a buffer and one addition, the fewest calls per step (the step
+        # loop is call-bound: a few agents' n x n products per step); every replicate and agent its own product,
+        # so a replicate's path does not depend on the block it is simulated in
+        paths = np.matmul(rng.standard_normal((hi - lo, m, T, n)), np.swapaxes(chol, -1, -2))   # the innovations
+        paths[:, :, 0] = x0[lo:hi]
+        step = np.empty((hi - lo, m, n, 1))
         for t in range(1, T):
-            x = np.einsum("mij,rmj->rmi", A, x) + eps[:, :, t]
-            X[:, :, t] = x
-        yield X
+            np.matmul(A, paths[:, :, t - 1, :, None], out=step)
+            paths[:, :, t] += step[..., 0]
+        yield paths

@@ -84,3 +84,15 @@ def test_lagged_products_are_the_sums_over_overlapping_times():
         expected = np.stack([sum(Z[..., t + c] * m[..., t] for t in range(T) if 0 <= t + c < T)
                              for c in range(-3, 4)], axis=-1)
         np.testing.assert_allclose(_lagged_products(Z, m, 3), expected, rtol=0, atol=1e-12)
+
+
+def test_shifted_in_either_layout_when_every_agent_has_the_same_lag():
+    # the single-lag path (every agent selected at once) in both layouts, against the index definition
+    rng = np.random.default_rng(2)
+    Z = rng.standard_normal((3, 5, 30, 2))
+    for lag in (-3, 0, 2):
+        lags = np.full((3, 5), lag)
+        index = np.clip(np.arange(30) + lag, 0, 29)
+        assert np.array_equal(shifted(Z, lags), Z[:, :, index, :])
+        time_last = np.swapaxes(Z, -1, -2)
+        assert np.array_equal(shifted(time_last, lags, axis=-1), time_last[..., index])
