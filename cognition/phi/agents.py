@@ -108,6 +108,7 @@ REPLICATE_BLOCK_VALUES = 2**21  # simulated values (replicates x A x T x n) held
 MAX_RADIUS = 0.99            # a fitted agent is shrunk to this spectral radius if it is not stationary
 MAX_LATENCY = 3              # cycles: the per-agent latency of a shared input that the preparation aligns
 WOODY_ITERATIONS = 3         # rounds of Woody's alignment of the template's agents
+SHIFT_ROW_VALUES = 1024      # shifted(): at this many values an agent, one copy per agent beats gathering agents
 
 
 def standardise_per_agent(X: np.ndarray) -> np.ndarray:
@@ -144,20 +145,23 @@ def shifted(Z: np.ndarray, lags: np.ndarray, axis: int = -2) -> np.ndarray:
     """(..., A, T, n), lags (..., A) -> Z_a(t + lags_a), the edges held at the nearest sample; ``axis=-1`` for the
     time-last layout (..., A, n, T).
 
-    Per distinct lag c (the latencies are few: -MAX_LATENCY..MAX_LATENCY), the agents that have it are copied in
-    two slices in time, the overlap Z(c ..) and the held edge: the same values as an index per agent and time
-    step, without one."""
+    Each agent's series is copied in two slices in time, the overlap Z(c ..) and the held edge: the same values as
+    an index per agent and time step, without one. Short series (fewer than SHIFT_ROW_VALUES values an agent)
+    are copied per distinct lag (the latencies are few: -MAX_LATENCY..MAX_LATENCY), long ones per agent."""
     T = Z.shape[axis]
     lags = np.asarray(lags)
     lead = np.broadcast_shapes(Z.shape[:-2], lags.shape)
     Z, lags = np.broadcast_to(Z, lead + Z.shape[-2:]), np.broadcast_to(lags, lead)
     out = np.empty(lead + Z.shape[-2:], dtype=Z.dtype)
+
     def at(rows, span):  # rows: the lead index (arrays, or Ellipsis for every agent); span: a slice of time
         return (*rows, slice(None), span) if axis == -1 else (*rows, span, slice(None))
 
-    for lag in np.unique(lags):
-        c = int(lag)
-        rows = (Ellipsis,) if np.all(lags == c) else np.nonzero(lags == c)
+    if Z.shape[-1] * Z.shape[-2] >= SHIFT_ROW_VALUES:   # long series: each agent's own two slices, no gather
+        groups = [((*index, Ellipsis), int(lags[index])) for index in np.ndindex(*lead)]
+    else:                                               # short ones: the agents of each lag gathered at once
+        groups = [((Ellipsis,) if np.all(lags == c) else np.nonzero(lags == c), int(c)) for c in np.unique(lags)]
+    for rows, c in groups:
         body = slice(max(0, -c), T - max(0, c))
         out[at(rows, body)] = Z[at(rows, slice(body.start + c, body.stop + c))]
         if c > 0:
@@ -232,7 +236,8 @@ def _aligned(Z: np.ndarray, max_latency: int, iterations: int = WOODY_ITERATIONS
     own = np.vecdot(Z, Z), Z.sum(axis=-1)
     for _ in range(iterations):
         aligned = shifted(Z, lags, axis=-1)
-        others = (aligned.sum(axis=-3, keepdims=True) - aligned) / (Z.shape[-3] - 1)
+        # the others' sum, in place (their mean's scale does not move a squared correlation)
+        others = np.subtract(aligned.sum(axis=-3, keepdims=True), aligned, out=aligned)
         lags = best_latencies(Z, others, max_latency, own)
         lags = lags - np.round(np.median(lags, axis=-1, keepdims=True)).astype(int)
     return lags
@@ -252,26 +257,29 @@ def remove_shared_course(X: np.ndarray, max_latency: int = MAX_LATENCY) -> np.nd
     a (..., agents, T, n) view of that layout.
     """
     Z = _standardised(np.ascontiguousarray(np.swapaxes(X, -1, -2)), axis=-1)          # (..., A, n, T)
-    A = Z.shape[-3]
-    index = np.arange(A)
+    A, T = Z.shape[-3], Z.shape[-1]
+    if A < 2:
+        raise ValueError(f"the shared course is removed across agents; X has {A} agent(s), at least 2 needed")
     out = np.empty_like(Z)
-    for own, other in ((index[0::2], index[1::2]), (index[1::2], index[0::2])):
-        if len(own) == 0 or len(other) == 0:
-            raise ValueError(f"the shared course is removed across agents; X has {A} agent(s), at least 2 needed")
+    even, odd = slice(0, None, 2), slice(1, None, 2)
+    for own, other in ((even, odd), (odd, even)):
         group = Z[..., other, :, :]
         aligned = shifted(group, _aligned(group, max_latency), axis=-1)
         first = aligned[..., 0::2, :, :].mean(axis=-3, keepdims=True)
-        second = aligned[..., 1::2, :, :].mean(axis=-3, keepdims=True) if len(other) > 1 else first
+        second = aligned[..., 1::2, :, :].mean(axis=-3, keepdims=True) if group.shape[-3] > 1 else first
         z = Z[..., own, :, :]
         sums = np.vecdot(z, z), z.sum(axis=-1)
-        # each quarter's mean at the latency the other quarter chose: neither is chosen by its own noise
-        course = 0.5 * (shifted(np.broadcast_to(second, z.shape), -best_latencies(z, first, max_latency, sums), axis=-1)
-                        + shifted(np.broadcast_to(first, z.shape), -best_latencies(z, second, max_latency, sums),
-                                  axis=-1))
-        course -= course.mean(axis=-1, keepdims=True)
-        power = np.vecdot(course, course)[..., None]
-        gain = np.vecdot(z, course)[..., None] / np.where(power > 0, power, 1.0)
-        out[..., own, :, :] = z - gain * course
+        # each quarter's mean at the latency the other quarter chose: neither is chosen by its own noise (the
+        # course's scale does not move the regression's residual, so the two are summed, not averaged)
+        course = shifted(np.broadcast_to(second, z.shape), -best_latencies(z, first, max_latency, sums), axis=-1)
+        course += shifted(np.broadcast_to(first, z.shape), -best_latencies(z, second, max_latency, sums), axis=-1)
+        # least squares on the centred course: its centring enters through its sum (a constant left in the
+        # residual goes with the standardisation below)
+        total = course.sum(axis=-1)
+        power = np.vecdot(course, course) - total * total / T
+        gain = (np.vecdot(z, course) - total * sums[1] / T) / np.where(power > 0, power, 1.0)
+        course *= gain[..., None]
+        np.subtract(z, course, out=out[..., own, :, :])
     return np.swapaxes(_standardised(out, axis=-1), -1, -2)
 
 

@@ -96,3 +96,21 @@ def test_shifted_in_either_layout_when_every_agent_has_the_same_lag():
         assert np.array_equal(shifted(Z, lags), Z[:, :, index, :])
         time_last = np.swapaxes(Z, -1, -2)
         assert np.array_equal(shifted(time_last, lags, axis=-1), time_last[..., index])
+
+
+def test_shifted_per_agent_on_long_series_in_either_layout():
+    # series of at least SHIFT_ROW_VALUES values an agent are copied agent by agent: the same values as the index
+    from cognition.phi.agents import SHIFT_ROW_VALUES
+
+    rng = np.random.default_rng(4)
+    T = SHIFT_ROW_VALUES // 2 + 3
+    Z = rng.standard_normal((2, 4, T, 2))
+    lags = rng.integers(-3, 4, size=(2, 4))
+    index = np.clip(np.arange(T) + lags[..., None], 0, T - 1)
+    expected = np.take_along_axis(Z, np.broadcast_to(index[..., None], Z.shape), axis=-2)
+    assert np.array_equal(shifted(Z, lags), expected)
+    assert np.array_equal(shifted(np.swapaxes(Z, -1, -2), lags, axis=-1), np.swapaxes(expected, -1, -2))
+    one = Z[:, :1]   # a template broadcast over the agents
+    assert np.array_equal(shifted(np.broadcast_to(one, Z.shape), lags),
+                          np.take_along_axis(np.broadcast_to(one, Z.shape), np.broadcast_to(index[..., None], Z.shape),
+                                             axis=-2))
