@@ -391,9 +391,10 @@ class CorrectedTables:
 
 
 # the last tables computed, with the generator's state after them: a run's analysis asks for the same agents'
-# tables twice (the headline's estimate and the paired control, same data, same seed), computed once
+# tables twice in a row (the headline's estimate, then the paired control's first side: same data, same seed),
+# computed once; one entry, so that at most one ensemble's prepared units (a copy of its data) stay held
 _MEMO: collections.OrderedDict = collections.OrderedDict()
-_MEMO_SIZE = 2
+_MEMO_SIZE = 1
 _MEMO_LOCK = threading.Lock()
 
 
@@ -417,9 +418,10 @@ def corrected_tables(X: np.ndarray, lag: int, rng: np.random.Generator, remove_s
 
     Steps 1 and 2 of the module docstring: Wishart-corrected log dets, then the parametric bootstrap's
     remaining bias (mean replicate minus the fitted agent's exact value) subtracted per bipartition.
-    The last _MEMO_SIZE results are remembered by what they depend on (X's bytes, the options, ``rng``'s state):
-    the same call again returns the same tables (read-only arrays) and leaves ``rng`` where the computation
-    would have left it, so the result and every later draw are those of computing afresh.
+    The last result is remembered by what it depends on (X's bytes, the options, ``rng``'s state; it holds a
+    copy of X's prepared units until the next call computes, or ``clear_tables_memo``): the same call again
+    returns the same tables (read-only arrays) and leaves ``rng`` where the computation would have left it, so
+    the result and every later draw are those of computing afresh.
     """
     key = _memo_key(X, lag, rng, remove_shared, replicates)
     with _MEMO_LOCK:
