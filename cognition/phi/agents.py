@@ -293,7 +293,8 @@ def agent_covariances(Z: np.ndarray, lag: int) -> np.ndarray:
     """(..., A, T, n) -> (..., A, 2n, 2n) each agent's covariance of its own lagged pairs (divided by L - 1).
 
     Its blocks are matrix products of the past and present windows (views of Z), less L times the outer product
-    of their means: the centred pairs' covariance without the pairs (equal to it to rounding)."""
+    of their means: the centred pairs' covariance without the pairs (equal to it to rounding for units whose
+    mean is small beside their spread, as standardised units are: every caller's)."""
     past, present = Z[..., :-lag, :], Z[..., lag:, :]
     L = past.shape[-2]
     means = [window.mean(axis=-2) for window in (past, present)]
