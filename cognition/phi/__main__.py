@@ -25,6 +25,7 @@ from cognition.phi.estimate import DEFAULT_SURROGATES, REPORTED, estimate
 from cognition.phi.result import PhiResult
 from cognition.phi.validation import MAX_RESAMPLES
 from cognition.analysis import fmt
+from cognition.runtime.host_memory import retain_freed_memory
 
 PROG = "python -m cognition.phi"
 
@@ -129,6 +130,9 @@ def describe(doc: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
+        # as a run's Session does: the bias ensembles free and allocate blocks of tens of MiB per replicate,
+        # which the heap then keeps instead of faulting them back in (50 x 28 000 x 5: 32 -> 27 s; no number moves)
+        retain_freed_memory()
         if args.json:
             check_output_file("--json", args.json)
         series = read_series(args.file, args.axes, args.var)
