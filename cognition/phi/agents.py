@@ -178,9 +178,10 @@ def best_latencies(Z: np.ndarray, template: np.ndarray, max_latency: int,
     sum over units of the squared correlation. ``own``: Z's sums of squares and sums over time, when known.
 
     The shifted template m(t) = template(clip(t - c)) is never built: its products with Z are a sum over the
-    overlapping samples (views) plus the held edge's, and its centring enters through its sum,
-    sum Z (m - mean m) = sum Z m - mean(m) sum Z and sum (m - mean m)^2 = sum m^2 - (sum m)^2 / T (one pass over Z
-    per latency; equal to centring the shifted copy to rounding)."""
+    overlapping samples (:func:`_lagged_products`, every latency in one pass over Z) plus the held edge's, and
+    its centring enters through its sum, sum Z (m - mean m) = sum Z m - mean(m) sum Z and sum (m - mean m)^2 =
+    sum m^2 - (sum m)^2 / T (equal to centring the shifted copy to rounding). The template's scale does not
+    move the result (a squared correlation)."""
     T = Z.shape[-1]
     power_z, z_sum = (np.vecdot(Z, Z), Z.sum(axis=-1)) if own is None else own
     t_sum, t_sq = template.sum(axis=-1), np.vecdot(template, template)
