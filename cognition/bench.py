@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from cognition.cli import OneLineParser, check_output_file, non_empty_path
+from cognition.cli import OneLineParser, check_output_file, non_empty_path, run_command
 from cognition.errors import UsageError
 
 SUITES = {
@@ -91,4 +91,4 @@ def _main(argv: list[str] | None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_command(main)

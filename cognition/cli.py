@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -10,6 +11,20 @@ from cognition.errors import ConfigError, UsageError, abbreviate
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MAX_WORKERS = 256  # processes a command starts at once (--workers, --jobs): each costs memory and a CPU
+
+
+def run_command(main) -> None:
+    """``sys.exit(main())`` for a command's ``__main__``, quiet where the reader of its output has gone (``| head``):
+    the BrokenPipeError a write then raises ends the command with EXIT_FAILED and no traceback, stdout pointed at
+    the null device so that the interpreter's last flush does not raise again (Python's own advice: the
+    ``signal`` module's note on SIGPIPE). A run's files are written before its last lines are printed."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_FAILED
+    sys.exit(code)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cognition.cli import OneLineParser
+from cognition.cli import OneLineParser, run_command
 from cognition.errors import UsageError, describe_error
 from cognition.runtime.allocator import alloc_conf_in_effect
 
@@ -255,4 +255,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_command(main)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser
+from cognition.cli import EXIT_OK, EXIT_USAGE, OneLineParser, run_command
 from cognition.errors import UsageError
 
 PROG = "python -m cognition.report"
@@ -141,4 +141,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_command(main)

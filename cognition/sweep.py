@@ -21,7 +21,8 @@ import os
 import sys
 from pathlib import Path
 
-from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, MAX_WORKERS, OneLineParser, int_between, non_empty_path
+from cognition.cli import (EXIT_FAILED, EXIT_OK, EXIT_USAGE, MAX_WORKERS, OneLineParser, int_between, non_empty_path,
+                           run_command)
 from cognition.errors import UsageError, abbreviate
 
 MAX_RAY_CPUS = 100_000  # --ray-cpus: CPUs of a local Ray cluster
@@ -181,4 +182,4 @@ def _run(spec, found, executor, faults) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_command(main)

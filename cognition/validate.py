@@ -17,7 +17,7 @@ if __name__ == "__main__":  # before the imports below (a second or more): a sig
     early_signals.install()
 
 from cognition.config.settings import RunConfig, available_presets, load_config
-from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, non_empty_path
+from cognition.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, int_at_least, non_empty_path, run_command
 from cognition.errors import RunFailure, RunStopped, UsageError
 
 QUICK_CYCLES = 3
@@ -193,4 +193,4 @@ def _print_summary(report: dict, run_dir, seconds: float) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_command(main)

@@ -303,3 +303,29 @@ def test_the_battery_has_at_least_40_cases_of_issue_43s_entry_points():
     assert len(set(ids)) == len(ids) and len(ids) >= 40
     for prefix, least in (("phi-", 20), ("api-", 10), ("plugin-", 5)):
         assert sum(i.startswith(prefix) for i in ids) >= least, prefix
+
+
+def test_a_command_whose_reader_has_gone_ends_quietly(tmp_path):
+    # `python -m cognition.phi FILE | head -1`: the reader closes before the command writes its lines; a write
+    # then raises BrokenPipeError. The command ends with exit code 1 and no traceback (cognition.cli.run_command,
+    # which every command's __main__ calls); validate's run directory is complete before its lines are printed
+    import os
+    import subprocess
+
+    from clitools import _env
+
+    data = tmp_path / "five.npy"
+    np.save(data, np.random.default_rng(0).standard_normal((6, 60, 3)))
+    cases = [["cognition.phi", data, "--surrogates", "20"],
+             ["cognition.validate", "--cycles", "20", "--disable-quantum", "--out", tmp_path / "run"]]
+    for module, *args in cases:
+        read, write = os.pipe()
+        os.close(read)                  # the reader is gone before anything is written
+        try:
+            done = subprocess.run([sys.executable, "-m", module, *map(str, args)], stdout=write,
+                                  stderr=subprocess.PIPE, env=_env(), text=True, timeout=300)
+        finally:
+            os.close(write)
+        assert done.returncode == 1, (module, done.stderr[-2000:])
+        assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr[-2000:]
+    assert (tmp_path / "run" / "report.json").is_file()

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from cognition.analysis.summary import integration_verdict
-from cognition.cli import (EXIT_OK, EXIT_USAGE, OneLineParser, check_output_file, int_at_least, int_between,
-                           lag_value, non_empty_path)
+from cognition.cli import (EXIT_OK, EXIT_USAGE, OneLineParser, check_output_file, int_at_least, int_between, lag_value,
+                           non_empty_path, run_command)
 from cognition.errors import UsageError, first_line
 from cognition.reporting.datafile import AXES, CSV_COLUMNS, MAX_FILE_BYTES, DataSeries, read_series
 from cognition.phi.estimate import DEFAULT_SURROGATES, REPORTED, estimate
@@ -158,4 +158,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_command(main)
