@@ -47,12 +47,8 @@ def estimate_windows(X, window: int, step: int = 1, lag: int = 1, shrinkage=None
     """
     check_options(search, shrinkage, 0, 0, 0.5)
     covs, starts, samples = window_covariances(X, window, step, lag, shrinkage)
-    return windowed_phi(phi_at_mib(covs, search, device), starts, samples, shrinkage, search, covs.shape[-1] // 2)
-
-
-def windowed_phi(row: dict, starts: np.ndarray, samples: int, shrinkage, search: str, n: int) -> WindowedPhi:
-    """The :class:`WindowedPhi` of windows starting at ``starts`` from ``phi_at_mib``'s row of their covariances."""
-    method = {"search": resolve_search(search, n),
+    row = phi_at_mib(covs, search, device)
+    method = {"search": resolve_search(search, covs.shape[-1] // 2),
               "covariance": "sample covariance per window" + ("" if shrinkage is None else f", shrinkage {shrinkage}")}
     return WindowedPhi(starts=starts, tdmi=row["tdmi"], phi_wms=row["phi_wms"], phi_r=row["phi_r"],
                        stochastic_interaction=row["stochastic_interaction"], masks=row["masks"],
