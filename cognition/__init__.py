@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.9.0"
+__version__ = "0.10.0"
 
 #: module or package -> layer (the table above); tests/test_layers.py reads it
 LAYERS = {

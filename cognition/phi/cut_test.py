@@ -16,16 +16,26 @@ agent's part beside another real agent's part, so no pooling across agents can c
 **The statistic: residual cross-correlations, standardised for each agent's own schedule.** Each
 unit is prewhitened by its own autoregression of order ``lag`` (least squares, per agent); for a
 surrogate or real agent, every residual cross-correlation between a unit on one side of B and a
-unit on the other, at time shifts -lag .. lag, is standardised by its heteroscedasticity-consistent
-standard error, z = sum_t e_i(t) e_j(t + l) / sqrt(sum_t e_i(t)^2 e_j(t + l)^2) (White 1980,
-Econometrica 48:817), and the statistic at B is the mean over agents of the sum of z^2 (Haugh 1976,
-J. Am. Stat. Assoc. 71:378: the univariate residual cross-correlation test of independence of two
-series). Why not each agent's plug-in Phi at B (0.7.0 and before): trial shuffling needs the agents
-exchangeable, and a non-stationarity an agent carries in all its units breaks that: an innovation SD
-that jumps x3 at a time of its own in each agent makes the products of two units of one agent
-heavier-tailed than those of two agents (their schedules align), and the mean Phi at a null cut 93.5 %
-"significant" (issue 42). z^2 has expectation ~1 whatever the schedule, for real and surrogate agents
-alike: 0 % on that family, and more power on the loop's real runs (docs/calibration.md).
+unit on the other, at time shifts -lag .. lag, is standardised by a heteroscedasticity- and
+autocorrelation-consistent standard error, z = sum_t u(t) / sqrt(V), u(t) = e_i(t) e_j(t + l) and V
+the Bartlett-kernel variance of sum_t u(t) with :func:`hac_bandwidth` lags (Newey & West 1987,
+Econometrica 55:703; White 1980, Econometrica 48:817, is its bandwidth 0), and the statistic at B is the
+mean over agents of the sum of z^2 (Haugh 1976, J. Am. Stat. Assoc. 71:378: the univariate residual
+cross-correlation test of independence of two series). Why not each agent's plug-in Phi at B (0.7.0 and
+before): trial shuffling needs the agents exchangeable, and a non-stationarity an agent carries in all its
+units breaks that: an innovation SD that jumps x3 at a time of its own in each agent makes the products of
+two units of one agent heavier-tailed than those of two agents (their schedules align), and the mean Phi at
+a null cut 93.5 % "significant" (issue 42). z^2 has expectation ~1 whatever the schedule, for real and
+surrogate agents alike: 0 % on that family, and more power on the loop's real runs (docs/calibration.md).
+Why the autocorrelation-consistent variance (0.10.0): a unit of a densely coupled part, prewhitened by
+its own autoregression alone, keeps autocorrelated residuals, and for independent series the variance of
+sum_t e_i(t) e_j(t) is T sum_k rho_i(k) rho_j(k) (Bartlett's formula; Brockwell & Davis 1991, Thm. 11.2.2),
+so with White's variance z^2 has expectation 1 + 2 sum_k rho_i(k) rho_j(k), larger where the two
+residuals' autocorrelations agree, as an agent's own two parts do more often than two agents' parts
+(they share the agent's schedule and dynamics). With White's variance the test rejected 9.0 % of dense
+coupled halves with a per-agent SD jump at 32 x 50 and 11.0 % of a lagged shared drive at 8 x 50
+(docs/calibration.md, 0.9.0); the Bartlett variance estimates the sum over k from the products
+themselves.
 
 A union null is rejected at level alpha by rejecting every H0_B at level alpha: the
 intersection-union test (Berger 1982, Technometrics 24:295; Berger & Hsu 1996, Stat.
@@ -160,18 +170,32 @@ def prewhitened(Z: np.ndarray, order: int) -> np.ndarray:
     return np.moveaxis((present - design @ coef)[..., 0], 1, 2)
 
 
-def pair_cross_correlations(E: np.ndarray, left: np.ndarray, right: np.ndarray, shifts: int) -> np.ndarray:
+def hac_bandwidth(T: int) -> int:
+    """Lags of the Bartlett-kernel variance of a product series of length ``T``: floor(4 (T / 100)^(2/9)), the
+    starting bandwidth of Newey & West (1994, Rev. Econ. Stud. 61:631); 3 at 50 cycles, 13 at 28 000."""
+    return int(4.0 * (T / 100.0) ** (2.0 / 9.0))
+
+
+def pair_cross_correlations(E: np.ndarray, left: np.ndarray, right: np.ndarray, shifts: int,
+                            bandwidth: int = 0) -> np.ndarray:
     """(K, n, n): for the agent pairs (left[k], right[k]) and units i, j, the sum over l in -shifts .. shifts
-    of z^2, z the correlation of left's residual i at t with right's residual j at t + l standardised by its
-    heteroscedasticity-consistent standard error (module docstring). E (A, T, n) residuals; the sums over
-    time are :func:`agent_pair_products` (memory bounded whatever T and the number of pairs)."""
+    of z^2, z = sum_t u(t) / sqrt(V), u(t) = left's residual i at t times right's residual j at t + l, and V
+    the Bartlett-kernel (Newey & West 1987) variance of that sum with ``bandwidth`` lags,
+    sum_t u(t)^2 + 2 sum_{k=1..bandwidth} (1 - k / (bandwidth + 1)) sum_t u(t) u(t + k), uncentred (u has mean
+    0 under independence); ``bandwidth`` 0 is White's (1980) heteroscedasticity-consistent variance. The
+    module docstring says why. E (A, T, n) residuals; every sum over time is :func:`agent_pair_products` of
+    per-agent series (u(t) u(t + k) = [e_i(t) e_i(t + k)] [e_j(t + l) e_j(t + l + k)]), memory bounded whatever T
+    and the number of pairs."""
     T, n = E.shape[1:]
     out = np.zeros((len(left), n, n))
-    squared = E**2
     for l in range(-shifts, shifts + 1):
         a, b = (slice(0, T - l), slice(l, T)) if l >= 0 else (slice(-l, T), slice(0, T + l))
-        num = agent_pair_products(E[:, a], E[:, b], left, right)
-        den = agent_pair_products(squared[:, a], squared[:, b], left, right)
+        x, y = E[:, a], E[:, b]
+        num = agent_pair_products(x, y, left, right)
+        den = agent_pair_products(x * x, y * y, left, right)
+        for k in range(1, min(bandwidth, x.shape[1] - 1) + 1):
+            weight = 2.0 * (1.0 - k / (bandwidth + 1.0))
+            den += weight * agent_pair_products(x[:, :-k] * x[:, k:], y[:, :-k] * y[:, k:], left, right)
         out += num**2 / np.maximum(den, np.finfo(float).tiny)
     return out
 
@@ -191,7 +215,8 @@ def every_cut_test(Z: np.ndarray, lag: int, surrogates: int, rng: np.random.Gene
     # every (a, pi(a)) any permutation uses, and the identity, each computed once (at most A^2 pairs)
     codes = np.unique(np.concatenate([own * agents + own, (own[None, :] * agents + perms).ravel()]))
     left, right = np.divmod(codes, agents)
-    z2 = pair_cross_correlations(prewhitened(Z, lag), left, right, lag)          # (K, n, n)
+    E = prewhitened(Z, lag)
+    z2 = pair_cross_correlations(E, left, right, lag, hac_bandwidth(E.shape[1]))   # (K, n, n)
     crossing = (masks[:, :, None] & ~masks[:, None, :]).reshape(len(masks), n * n).astype(float)
     table = z2.reshape(len(codes), n * n) @ crossing.T                            # (K, B)
     observed = table[np.searchsorted(codes, own * agents + own)].mean(axis=0)    # (B,)

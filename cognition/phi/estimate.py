@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from cognition.phi.covariance import ledoit_wolf_intensity, pooled_pairs, shrink, unit_statistics
-from cognition.phi.cut_test import every_cut_test, shuffled_means
+from cognition.phi.cut_test import every_cut_test, hac_bandwidth, shuffled_means
 from cognition.phi.agents import (BIAS_REPLICATES, MAX_LATENCY, MIN_AGENTS, PAIRS_PER_VARIABLE, agent_minimum,
                                   corrected_tables)
 from cognition.phi.autolag import LagChoice, choose_lag
@@ -273,7 +273,8 @@ def _estimate_ensemble(X, lag, shrinkage, want_ci: bool, surrogates: int, rng, s
                                 f"bipartitions, {surrogates} permutations of the agents each, statistic the "
                                 "mean over agents of the squared residual cross-correlations across the "
                                 f"bipartition (each unit prewhitened by its own AR({lag}), shifts -{lag}..{lag}, "
-                                "heteroscedasticity-consistent); H0: some bipartition's parts are independent "
+                                f"heteroscedasticity- and autocorrelation-consistent, Bartlett kernel, "
+                                f"{hac_bandwidth(T - lag)} lags); H0: some bipartition's parts are independent "
                                 "in every agent (beyond the shared course); p = max over bipartitions, the same "
                                 "for every measure")
     result = result_from_row(row, 0, n_nodes=n, lag=lag, n_samples=int(agents * (T - lag)), method=method, **extra)
