@@ -101,14 +101,18 @@ def agent_pair_products(X: np.ndarray, Y: np.ndarray, left: np.ndarray, right: n
     Memory is bounded by ``budget`` bytes of working arrays beside one time-major copy of Y, whatever L and
     K. Where the pairs are dense (K >= A^2 / 4: the test's permutations of a few dozen agents), every
     agent's series against every agent's, a block of left agents at a time, as one matrix product
-    ((b p) x L) @ (L x (A q)), and the pairs gathered from it; else the pairs themselves, in blocks of
-    pairs. (Both sum over time in another order than a product per pair: equal to ~1e-15 relative.)"""
+    ((b p) x L) @ (L x (A q)), and the pairs gathered from it (where X is Y and the (A q)^2 products fit the
+    budget, one symmetric product of the copy with itself: BLAS syrk, half the flops); else the pairs
+    themselves, in blocks of pairs. (All sum over time in another order than a product per pair: equal to
+    ~1e-15 relative.)"""
     A, L, p = X.shape
     q = Y.shape[-1]
     left, right = np.asarray(left), np.asarray(right)
     out = np.empty((len(left), p, q))
     if 4 * len(left) >= A * A:
         Yt = np.ascontiguousarray(np.moveaxis(Y, 1, 0)).reshape(L, A * q)           # (L, A q)
+        if X is Y and 8 * (A * q) ** 2 <= budget:  # one symmetric product (BLAS syrk: half the flops of two)
+            return (Yt.T @ Yt).reshape(A, q, A, q)[left, :, right, :]
         block = max(1, budget // (8 * p * (A * q + L)))
         order = np.argsort(left, kind="stable")
         for a0 in range(0, A, block):
@@ -187,17 +191,28 @@ def pair_cross_correlations(E: np.ndarray, left: np.ndarray, right: np.ndarray, 
     per-agent series (u(t) u(t + k) = [e_i(t) e_i(t + k)] [e_j(t + l) e_j(t + l + k)]), memory bounded whatever T
     and the number of pairs."""
     T, n = E.shape[1:]
-    out = np.zeros((len(left), n, n))
-    for l in range(-shifts, shifts + 1):
-        a, b = (slice(0, T - l), slice(l, T)) if l >= 0 else (slice(-l, T), slice(0, T + l))
-        x, y = E[:, a], E[:, b]
-        num = agent_pair_products(x, y, left, right)
-        den = agent_pair_products(x * x, y * y, left, right)
-        for k in range(1, min(bandwidth, x.shape[1] - 1) + 1):
-            weight = 2.0 * (1.0 - k / (bandwidth + 1.0))
-            den += weight * agent_pair_products(x[:, :-k] * x[:, k:], y[:, :-k] * y[:, k:], left, right)
-        out += num**2 / np.maximum(den, np.finfo(float).tiny)
-    return out
+    K = len(left)
+    both_left, both_right = np.concatenate([left, right]), np.concatenate([right, left])
+
+    def sums(x: np.ndarray, y: np.ndarray, l: int) -> np.ndarray:
+        # shift l and -l from one call: the sum for the pair (a, b) at -l is that of (b, a) at l, transposed; where
+        # the pairs are dense the products of every agent pair are computed once whatever the pairs asked for
+        if l == 0:  # x and y are the same series
+            return agent_pair_products(x, x, left, right)[None]
+        paired = agent_pair_products(x, y, both_left, both_right)
+        return np.stack([paired[:K], np.swapaxes(paired[K:], 1, 2)])
+
+    # each residual's lagged products with itself, P_k(t) = E(t) E(t + k), k = 0 .. bandwidth (k = 0: its square),
+    # one k at a time (one more series in memory), each serving every shift: at shift l the left agent's are
+    # P_k[:, :T - l - k], the right agent's P_k[:, l:]
+    num = [sums(E[:, :T - l], E[:, l:], l) for l in range(shifts + 1)]
+    den = [np.zeros_like(v) for v in num]
+    for k in range(min(bandwidth, T - shifts - 1) + 1):
+        P = E * E if k == 0 else E[:, :-k] * E[:, k:]
+        weight = 1.0 if k == 0 else 2.0 * (1.0 - k / (bandwidth + 1.0))
+        for l in range(shifts + 1):
+            den[l] += weight * sums(P[:, :T - l - k], P[:, l:], l)
+    return sum((v**2 / np.maximum(d, np.finfo(float).tiny)).sum(axis=0) for v, d in zip(num, den))
 
 
 def every_cut_test(Z: np.ndarray, lag: int, surrogates: int, rng: np.random.Generator,

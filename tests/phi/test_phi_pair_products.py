@@ -19,3 +19,6 @@ def test_every_pair_product_is_its_definition_on_both_paths_at_any_budget(budget
     np.testing.assert_allclose(agent_pair_products(X, Y, left[few], right[few], budget), expected[few],
                                rtol=1e-13, atol=1e-13)
     assert agent_pair_products(X, Y, left[:0], right[:0], budget).shape == (0, 3, 4)
+    # X is Y: one symmetric product where it fits the budget (2**25), the blocks where not (1, 4000)
+    np.testing.assert_allclose(agent_pair_products(X, X, left, right, budget),
+                               np.einsum("ktp,ktq->kpq", X[left], X[right]), rtol=1e-13, atol=1e-13)
