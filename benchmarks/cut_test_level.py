@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 
 import numpy as np
 
 from cognition.benchmarks.calibration import NULL_FAMILIES, REAL, _families, _rng, _sizes, null_system
 from cognition.benchmarks.compare import rate
-from cognition.cli import EXIT_USAGE, OneLineParser, check_output_file, int_between, non_empty_path, run_command
-from cognition.errors import UsageError
+from cognition.cli import OneLineParser, check_output_file, int_between, non_empty_path, refusing_usage, run_command
 from cognition.phi.agents import prepared
 from cognition.phi.cut_test import every_cut_test
 
@@ -38,11 +36,7 @@ def _null_families(text: str) -> tuple:
 
 
 def main(argv=None) -> int:
-    try:
-        return _main(argv)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    return refusing_usage(_main, argv)
 
 
 def _main(argv) -> int:

@@ -11,15 +11,13 @@ Prints per size the median and mean error of the headline, the interval's covera
 """
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
 
 from cognition import phi
 from cognition.benchmarks.calibration import _sizes
-from cognition.cli import EXIT_USAGE, OneLineParser, int_between, run_command
-from cognition.errors import UsageError
+from cognition.cli import OneLineParser, int_between, refusing_usage, run_command
 from cognition.phi import calibration as C
 from cognition.phi.agents import PAIRS_PER_VARIABLE
 
@@ -35,11 +33,7 @@ def ensemble(rng: np.random.Generator, agents: int) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    try:
-        return _main(argv)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    return refusing_usage(_main, argv)
 
 
 def _main(argv) -> int:

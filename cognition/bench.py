@@ -15,8 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from cognition.cli import OneLineParser, check_output_file, non_empty_path, run_command
-from cognition.errors import UsageError
+from cognition.cli import OneLineParser, check_output_file, non_empty_path, refusing_usage, run_command
 
 SUITES = {
     "phi": "Gaussian Phi: exhaustive MIB (n=4..16) and Queyranne (n=32..128)",
@@ -57,11 +56,7 @@ def _parser() -> OneLineParser:
 def main(argv: list[str] | None = None) -> int:
     """Exit 0 done; 2 bad input (an unknown suite, a flag or value a suite does not allow, a --json path whose
     directory is missing): one line on stderr, before any work and before anything is written."""
-    try:
-        return _main(argv)
-    except UsageError as exc:  # a suite's parser (OneLineParser) or its own checks
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return refusing_usage(_main, argv)  # a suite's parser (OneLineParser) or its own checks
 
 
 def _main(argv: list[str] | None) -> int:

@@ -27,6 +27,16 @@ def run_command(main) -> None:
     sys.exit(code)
 
 
+def refusing_usage(main, argv=None) -> int:
+    """``main(argv)``, its UsageError (a :class:`OneLineParser`'s, or the command's own checks before any work) one
+    line on stderr and EXIT_USAGE."""
+    try:
+        return main(argv)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse whose errors are a UsageError (one line, exit 2), not usage text and exit 2."""
 

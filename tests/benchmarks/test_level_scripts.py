@@ -53,7 +53,8 @@ def test_the_strength_script_reports_the_estimates_error_against_the_exact_value
         from strength_family import ensemble
     finally:
         sys.path.remove(str(SCRIPTS))
-    out = run_limited([str(SCRIPTS / "strength_family.py"), "--sizes", "8x50", "--draws", "1"], tmp_path, 3 * 2**30, 120)
+    out = run_limited([str(SCRIPTS / "strength_family.py"), "--sizes", "8x50", "--draws", "1"], tmp_path, 3 * 2**30,
+                      120)
     assert out.rc == 0, out.stderr
     rng = np.random.default_rng([42, 8, 50, 0])
     A = ensemble(rng, 8)
